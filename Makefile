@@ -1,0 +1,101 @@
+# msprobe — offline analyzers for MindStudio Probe dumps.
+#
+#   make            build build/msprobe
+#   make test       unit + CLI tests, then the same under ASan+UBSan
+#   make demo       build and compare the example dumps of testdata/
+#   make bench      generate big dumps and time compare on them
+#   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
+#
+# Dependencies (Debian): gcc make pkg-config zlib1g-dev libxlsxwriter-dev
+# libyaml-dev libcmocka-dev (tests); see .ci/run.
+
+CC      ?= gcc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+OPT     ?= -O2
+PKGS    := zlib xlsxwriter
+VERSION := 0.1.0
+
+CFLAGS  ?= $(OPT) -g
+WARN    := -std=c11 -ffp-contract=off -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+DEFS    := -D_GNU_SOURCE -DMSPROBE_VERSION='"$(VERSION)"'
+CPPFLAGS += -Ilib -I. $(shell pkg-config --cflags $(PKGS))
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
+
+ifeq ($(SAN),1)
+  CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=address,undefined
+endif
+
+# Every subcommand family lives in its own folder; cmd/ only dispatches.
+SUBDIRS  := compare parse nan_analyze config_check monitor
+LIB_SRC  := $(wildcard lib/*.c)
+SUB_SRC  := $(foreach d,$(SUBDIRS),$(wildcard $(d)/*.c))
+CMD_SRC  := $(wildcard cmd/*.c)
+OBJ_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC) $(SUB_SRC))
+OBJ_CMD  := $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRC))
+ARCHIVE  := $(BUILD)/libmsprobe.a
+BIN      := $(BUILD)/msprobe
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+
+.PHONY: all test test-plain test-asan check demo bench install clean units tools
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(ARCHIVE): $(OBJ_LIB)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(OBJ_CMD) $(ARCHIVE)
+	$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $(OBJ_CMD) $(ARCHIVE) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(ARCHIVE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) $(shell pkg-config --cflags cmocka) -MMD -MP \
+	    -o $@ $< $(ARCHIVE) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+$(BUILD)/tools/%: tests/tools/%.c $(ARCHIVE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -o $@ $< $(ARCHIVE) $(LDFLAGS) $(LDLIBS)
+
+units: $(UNIT_BIN)
+tools: $(TOOL_BIN)
+
+# The test suite: unit tests (cmocka), CLI behaviour tests, the conformance
+# test against ../shared/corpus when it exists; then all of it again under
+# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree.
+test: test-plain test-asan
+
+test-plain: $(BIN) units tools
+	tests/run_tests.sh $(BUILD)
+
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 test-plain
+
+check: test
+
+demo: $(BIN)
+	tests/demo.sh $(BUILD)
+
+bench: $(BIN) tools
+	tests/bench.sh $(BUILD)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/msprobe
+	for s in $$($(BIN) --list-commands); do \
+	    ln -sf msprobe $(DESTDIR)$(PREFIX)/bin/msprobe-$$s; done
+	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

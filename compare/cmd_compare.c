@@ -1,0 +1,277 @@
+/* `msprobe compare`: command line, compare.json, and running the jobs. */
+#include "cmd/cmd.h"
+#include "compare.h"
+#include "files.h"
+#include "inputs.h"
+#include "json.h"
+#include "log.h"
+#include "pool.h"
+#include "pystr.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cmd_compare_usage(void *stream)
+{
+    fprintf(stream,
+            "usage: msprobe compare -n TARGET -b BENCH [-o OUTDIR] [options]\n"
+            "       msprobe compare -i compare.json [-o OUTDIR] [options]\n"
+            "       msprobe -f pytorch|mindspore compare -i compare.json [-o OUTDIR] [options]\n"
+            "\n"
+            "Compare a target dump (e.g. NPU) with a bench dump (e.g. GPU) written by msprobe, row by\n"
+            "row, and write msprobe's comparison table and advisor file.\n"
+            "TARGET and BENCH: a dump.json (or debug.json), a rank directory, a step directory holding\n"
+            "rank* directories (one result per rank), or a dump root holding step* directories (one\n"
+            "result per step and rank, in OUTDIR/stepN/).\n"
+            "\n"
+            "options:\n"
+            "  -n, -tp, --target_path PATH  target dump (msprobe's npu_path)\n"
+            "  -b, -gp, --golden_path PATH  bench dump (msprobe's bench_path)\n"
+            "  -i, --input_path FILE        compare.json with npu_path, bench_path[, stack_path]\n"
+            "  -o, --output_path [DIR]      output directory (default ./output)\n"
+            "  -s, --stack_mode             add the NPU_Stack_Info column (from stack.json)\n"
+            "  -c, --compare_only           do not write the advisor file\n"
+            "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
+            "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
+            "  -q, --quiet                  print nothing but errors\n"
+            "  -h, --help                   this help\n"
+            "\n"
+            "Exit status: 0 done, 2 bad input or usage, 1 internal error.\n");
+}
+
+typedef struct {
+    const char *target, *bench, *input, *out_dir;
+    int stack, compare_only, format, jobs;
+} cli;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", log_prog());
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'msprobe compare --help'.\n");
+    return EXIT_BADINPUT;
+}
+
+static int is(const char *a, const char *x, const char *y, const char *z)
+{
+    return !strcmp(a, x) || (y && !strcmp(a, y)) || (z && !strcmp(a, z));
+}
+
+static int parse_args(int argc, char **argv, cli *o)
+{
+    memset(o, 0, sizeof *o);
+    o->out_dir = "./output";
+    o->format = TABLE_XLSX;
+    o->jobs = pool_cpus();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        const char **dest = NULL;
+        if (is(a, "-h", "--help", NULL)) {
+            cmd_compare_usage(stdout);
+            return -2;
+        } else if (is(a, "-n", "-tp", "--target_path") || !strcmp(a, "--npu_path")) {
+            dest = &o->target;
+        } else if (is(a, "-b", "-gp", "--golden_path") || !strcmp(a, "--bench_path")) {
+            dest = &o->bench;
+        } else if (is(a, "-i", "--input_path", NULL)) {
+            dest = &o->input;
+        } else if (is(a, "-o", "--output_path", NULL)) {
+            /* msprobe: -o without a value means ./output */
+            if (next && next[0] != '-') {
+                o->out_dir = next;
+                i++;
+            }
+            continue;
+        } else if (is(a, "-s", "--stack_mode", NULL)) {
+            o->stack = 1;
+            continue;
+        } else if (is(a, "-c", "--compare_only", NULL)) {
+            o->compare_only = 1;
+            continue;
+        } else if (is(a, "-q", "--quiet", NULL)) {
+            log_set_quiet(1);
+            continue;
+        } else if (!strcmp(a, "--format")) {
+            if (!next || (strcmp(next, "xlsx") && strcmp(next, "csv")))
+                return usage_error("--format needs xlsx or csv", NULL), -1;
+            o->format = !strcmp(next, "csv") ? TABLE_CSV : TABLE_XLSX;
+            i++;
+            continue;
+        } else if (is(a, "-j", "--jobs", NULL)) {
+            char *end;
+            long v = next ? strtol(next, &end, 10) : 0;
+            if (!next || *end || v < 1 || v > 4096)
+                return usage_error("%s needs a number of jobs (1..4096)", a), -1;
+            o->jobs = (int)v;
+            i++;
+            continue;
+        } else {
+            return usage_error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a), -1;
+        }
+        if (!next)
+            return usage_error("%s needs a value", a), -1;
+        *dest = next;
+        i++;
+    }
+    if (o->input && (o->target || o->bench))
+        return usage_error("give either -i compare.json or -n/-b, not both%s", ""), -1;
+    if (!o->input && (!o->target || !o->bench))
+        return usage_error("both a target (-n) and a bench (-b) dump are needed, or -i compare.json%s", ""), -1;
+    return 0;
+}
+
+typedef struct {
+    char *npu, *bench, *stack;
+    int has_stack;
+} compare_json;
+
+/* compare.json as msprobe 8.1.0 reads it (spec/compare.md §2.2). */
+static int load_compare_json(const char *path, compare_json *cj)
+{
+    memset(cj, 0, sizeof *cj);
+    mapped_file f;
+    if (file_map(path, 0, &f) != 0)
+        return -1;
+    arena a;
+    arena_init(&a, 4096);
+    jval root;
+    int rc = json_parse(path, f.data, f.size, &a, &root);
+    if (rc == 0 && root.type != J_OBJECT)
+        rc = err_input(path, "is not a JSON object with npu_path and bench_path");
+    static const char *const keys[3] = {"npu_path", "bench_path", "stack_path"};
+    char **dest[3] = {&cj->npu, &cj->bench, &cj->stack};
+    for (int k = 0; k < 3 && rc == 0; k++) {
+        const jval *v = json_get(&root, keys[k]);
+        if (k < 2 && !json_truthy(v)) {
+            rc = err_input(path, "Missing %s in configuration file %s, please check!", keys[k], path);
+        } else if (v && (v->type == J_STRING ? memchr(v->u.str, 0, v->len) != NULL : k < 2 || v->type != J_NULL)) {
+            rc = err_input(path, "%s must be a path (a string)", keys[k]);
+        } else if (v && v->type == J_STRING) {
+            *dest[k] = xstrndup(v->u.str, v->len);
+        }
+    }
+    if (rc == 0) {
+        cj->has_stack = json_get(&root, "stack_path") != NULL;
+        const jval *log = json_get(&root, "is_print_compare_log");
+        const jval *rank_id = json_get(&root, "rank_id");
+        if (log && log->type != J_TRUE && log->type != J_FALSE) {
+            strbuf sb = STRBUF_INIT;
+            py_str_json(&sb, log);
+            rc = err_input(path, "Invalid input parameter, %s which should be only bool type.", sb_str(&sb));
+            sb_free(&sb);
+        } else if ((rank_id && rank_id->type != J_NULL) || json_truthy(json_get(&root, "common"))) {
+            rc = err_input(path, "the MindSpore static-graph compare modes (rank_id / common) are not supported");
+        }
+    }
+    arena_free(&a);
+    file_unmap(&f);
+    if (rc) {
+        free(cj->npu);
+        free(cj->bench);
+        free(cj->stack);
+    }
+    return rc;
+}
+
+typedef struct {
+    job_list *jobs;
+    const compare_opts *opts;
+    compare_result *results;
+    int *rc;
+    char (*errors)[2048];
+    int *kinds;
+} run_state;
+
+static void run_one(void *arg, size_t i)
+{
+    run_state *s = arg;
+    err_clear();
+    s->rc[i] = compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
+    if (s->rc[i]) {
+        snprintf(s->errors[i], sizeof s->errors[i], "%s", err_message());
+        s->kinds[i] = err_kind();
+    }
+}
+
+static void report(const compare_job *job, const compare_result *r)
+{
+    if (!r->result_path)
+        return;
+    const char *label = job->label[0] ? job->label : "compare";
+    if (r->mode == MODE_MD5)
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu Different -> %s", label, r->rows, r->matched,
+                 r->unmatched, r->different, r->result_path);
+    else
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu Warning, highlighted %zu red %zu yellow -> %s",
+                 label, r->rows, r->matched, r->unmatched, r->warning, r->red, r->yellow, r->result_path);
+}
+
+int cmd_compare(int argc, char **argv, const global_opts *g)
+{
+    cli o;
+    int prc = parse_args(argc, argv, &o);
+    if (prc == -2)
+        return EXIT_OK;
+    if (prc)
+        return EXIT_BADINPUT;
+
+    resolve_opts ro = {.out_dir = o.out_dir, .stack_policy = STACK_FLAG, .stack_flag = o.stack};
+    compare_json cj = {0};
+    const char *npu = o.target, *bench = o.bench;
+    if (o.input) {
+        if (load_compare_json(o.input, &cj) != 0)
+            return err_report();
+        npu = cj.npu;
+        bench = cj.bench;
+        ro.stack_policy = cj.has_stack ? STACK_GIVEN : STACK_AUTO;
+        ro.stack_path = cj.stack;
+        if (cj.has_stack && !cj.stack)
+            ro.stack_policy = STACK_NONE;
+    }
+    job_list jobs;
+    int status = EXIT_OK;
+    if (jobs_resolve(npu, bench, &ro, &jobs) != 0) {
+        status = err_report();
+        goto done;
+    }
+    if (dir_create(o.out_dir) != 0) {
+        status = err_report();
+        jobs_free(&jobs);
+        goto done;
+    }
+    char stamp[15];
+    time_stamp(stamp);
+    compare_opts opts = {.stack_mode = o.stack,
+                         .auto_analyze = !o.compare_only,
+                         .format = o.format,
+                         .framework = g->framework,
+                         .out_dir = o.out_dir,
+                         .stamp = stamp};
+    run_state s = {.jobs = &jobs, .opts = &opts};
+    s.results = xcalloc(jobs.n, sizeof *s.results);
+    s.rc = xcalloc(jobs.n, sizeof *s.rc);
+    s.errors = xcalloc(jobs.n, sizeof *s.errors);
+    s.kinds = xcalloc(jobs.n, sizeof *s.kinds);
+    pool_for(jobs.n, o.jobs, run_one, &s);
+    for (size_t i = 0; i < jobs.n; i++) {
+        if (s.rc[i] && status == EXIT_OK) {
+            err_copy(s.kinds[i], s.errors[i]);
+            status = err_report();
+        }
+        report(&jobs.v[i], &s.results[i]);
+        compare_result_free(&s.results[i]);
+    }
+    free(s.results);
+    free(s.rc);
+    free(s.errors);
+    free(s.kinds);
+    jobs_free(&jobs);
+done:
+    free(cj.npu);
+    free(cj.bench);
+    free(cj.stack);
+    return status;
+}

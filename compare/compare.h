@@ -1,0 +1,110 @@
+/* compare: match the rows of a target (NPU) dump with a bench dump and write
+ * msprobe's comparison table (spec/compare.md).
+ *
+ * Flow of one compare of two dump.json files:
+ *   dump_load (both sides, in parallel) -> mode (statistics / md5 / tensor)
+ *   -> match (exact join on name and shape, dtype rules) -> column typing
+ *   (how pandas would hold each statistics column) -> per-row results
+ *   -> highlight rules -> table writer (xlsx/csv) -> advisor file.
+ */
+#ifndef MSP_COMPARE_H
+#define MSP_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dump.h"
+#include "stack.h"
+
+enum cmp_mode { MODE_ALL, MODE_SUMMARY, MODE_MD5 };
+
+typedef struct {
+    int stack_mode;          /* add the NPU_Stack_Info column */
+    int auto_analyze;        /* write advisor_*.txt */
+    int format;              /* TABLE_XLSX or TABLE_CSV */
+    int framework;           /* 0 (detect), 'p' pytorch, 'm' mindspore */
+    const char *out_dir;
+    const char *stamp;       /* %Y%m%d%H%M%S used in every file name of a run */
+} compare_opts;
+
+/* One pair of files to compare and where its results go. */
+typedef struct {
+    char *npu_json, *bench_json;
+    char *stack_json;        /* NULL: no stack column */
+    char *out_dir;           /* OUT or OUT/stepN */
+    char *suffix;            /* "" or "_rank0" ... */
+    char *label;             /* "rank0", "step1/rank0" for messages */
+} compare_job;
+
+/* What one compare produced, for the summary line and the CI gate. */
+typedef struct {
+    char *result_path;       /* NULL when no row could be produced */
+    char *advisor_path;
+    int mode;
+    size_t rows, matched, unmatched;
+    size_t warning, different, accuracy_no;
+    size_t red, yellow;
+    size_t first_failing;    /* table index of the first failing row, or (size_t)-1 */
+} compare_result;
+
+int compare_run_job(const compare_job *job, const compare_opts *opts, compare_result *res);
+void compare_result_free(compare_result *r);
+
+/* ---- internals shared by the files of compare/ -------------------------- */
+
+typedef struct {
+    const dump_row *n;       /* target row */
+    const dump_row *b;       /* bench row; NULL when unmatched */
+} match_pair;
+
+/* Highlight messages attached to a row (in order, red before yellow). */
+typedef struct {
+    uint32_t row;
+    uint8_t code;            /* hl_code */
+} hl_message;
+
+enum hl_code {
+    HL_RED_OVERFLOW, HL_RED_MAX_DIFF, HL_RED_ONE_THOUSAND, HL_RED_MAX_RELATIVE,
+    HL_YELLOW_ORDER, HL_YELLOW_ONE_THOUSAND, HL_YELLOW_COSINE, HL_YELLOW_MAX_RELATIVE,
+};
+#define HL_IS_RED(c) ((c) <= HL_RED_MAX_RELATIVE)
+const char *hl_text(int code);
+
+typedef struct {
+    int mode;
+    int file_type;           /* DUMP_JSON / DEBUG_JSON */
+    int cross_frame;         /* MindSpore target vs PyTorch bench (§4.5) */
+    const compare_opts *opts;
+    dump_data npu, bench;
+    stack_map stack;
+    int have_stack;
+    match_pair *pairs;
+    size_t npairs;
+    /* pandas holds a statistics column as float64 when every value is a
+     * number or None (None then reads back as NaN); otherwise as objects. */
+    uint8_t npu_numeric[4], bench_numeric[4];
+    uint8_t *fill;           /* per row: FILL_NONE/RED/YELLOW */
+    hl_message *msgs;
+    size_t nmsgs;
+} compare_ctx;
+
+/* match.c */
+int match_exact(compare_ctx *c);
+int dtype_compatible(const char *a, const char *b, int cross_frame);
+
+/* cells.c: the Python value of a cell of the result table. */
+void cell_npu_stat(const compare_ctx *c, size_t i, int k, pyval *out);
+void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out);
+/* SUMMARY: diff and relative error of statistic k; returns the magnitude
+ * warning flag. */
+int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
+void stats_column_types(compare_ctx *c);
+
+/* highlight.c */
+int highlight_rows(compare_ctx *c);
+
+/* output.c */
+int write_result(compare_ctx *c, const char *path, compare_result *res);
+int write_advisor(compare_ctx *c, const char *path, compare_result *res);
+
+#endif

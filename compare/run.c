@@ -1,0 +1,172 @@
+/* One compare of a pair of dump files, from loading to the advisor file. */
+#include "compare.h"
+#include "files.h"
+#include "log.h"
+#include "pool.h"
+#include "strbuf.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path[2];
+    dump_data *out[2];
+    int rc[2];
+    char err[2][2048];
+    int kind[2];
+} load_task;
+
+static void load_one(void *arg, size_t i)
+{
+    load_task *t = arg;
+    err_clear();
+    t->rc[i] = dump_load(t->path[i], t->out[i]);
+    if (t->rc[i]) {
+        snprintf(t->err[i], sizeof t->err[i], "%s", err_message());
+        t->kind[i] = err_kind();
+    }
+}
+
+/* Both sides are parsed at the same time: each is a single-threaded stream. */
+static int load_both(compare_ctx *c, const compare_job *job)
+{
+    load_task t = {.path = {job->npu_json, job->bench_json}, .out = {&c->npu, &c->bench}};
+    pool_for(2, 2, load_one, &t);
+    for (int i = 0; i < 2; i++)
+        if (t.rc[i]) {
+            err_copy(t.kind[i], t.err[i]);
+            return -1;
+        }
+    return 0;
+}
+
+static const char *task_text(const dump_data *d) { return d->task ? d->task : d->task_present ? "?" : "None"; }
+
+/* msprobe's get_dump_mode(). */
+static int dump_mode(compare_ctx *c)
+{
+    const dump_data *n = &c->npu, *b = &c->bench;
+    if (!n->task_present || !b->task_present)
+        return err_input(n->path, "Please check the dump task is correct, npu's task is %s, bench's task is %s.",
+                         task_text(n), task_text(b));
+    if (!n->task || !b->task || strcmp(n->task, b->task) != 0)
+        return err_input(n->path, "Please check the dump task is consistent (npu's task is %s, bench's task is %s).",
+                         task_text(n), task_text(b));
+    if (!strcmp(n->task, "statistics")) {
+        if (n->has_md5 != b->has_md5)
+            return err_input(n->path, "Please check the dump task is consistent, dump mode of npu and bench should "
+                                      "both be statistics or md5.");
+        c->mode = n->has_md5 ? MODE_MD5 : MODE_SUMMARY;
+        return 0;
+    }
+    if (!strcmp(n->task, "tensor"))
+        return err_input(n->path, "dumps of task 'tensor' are compared by the tensor mode, which this build "
+                                  "does not include yet");
+    if (!strcmp(n->task, "structure"))
+        return err_input(n->path, "dumps of task 'structure' hold no data to compare");
+    return err_input(n->path, "Compare applies only to task is tensor or statistics (task is %s)", n->task);
+}
+
+/* Validate every stack the table will show before anything is written. */
+static int check_stacks(compare_ctx *c)
+{
+    for (size_t e = 0; e < c->npu.nentries; e++) {
+        if (!c->npu.entries[e].nrows)
+            continue;
+        int bad;
+        stack_get(&c->stack, c->npu.entries[e].name, &bad);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+static char *out_name(const compare_job *job, const compare_opts *o, const char *prefix, const char *ext)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, o->stamp, ext);
+    char *full = path_join(job->out_dir, sb_str(&sb));
+    sb_free(&sb);
+    return full;
+}
+
+static void ctx_free(compare_ctx *c)
+{
+    dump_free(&c->npu);
+    dump_free(&c->bench);
+    if (c->have_stack)
+        stack_free(&c->stack);
+    free(c->pairs);
+    free(c->fill);
+    free(c->msgs);
+}
+
+int compare_run_job(const compare_job *job, const compare_opts *opts, compare_result *res)
+{
+    memset(res, 0, sizeof *res);
+    compare_ctx c;
+    memset(&c, 0, sizeof c);
+    c.opts = opts;
+    int rc = -1;
+    if (load_both(&c, job) != 0)
+        goto out;
+    c.file_type = c.npu.file_type;
+    if (c.npu.file_type != c.bench.file_type) {
+        err_input(job->npu_json, "cannot compare a dump.json with a debug.json (%s)", job->bench_json);
+        goto out;
+    }
+    if (dump_mode(&c) != 0)
+        goto out;
+    int target_ms = opts->framework ? opts->framework == 'm' : dump_framework(&c.npu) == 'm';
+    c.cross_frame = target_ms && dump_framework(&c.bench) == 'p';
+    res->mode = c.mode;
+    if (job->stack_json) {
+        if (stack_load(job->stack_json, &c.stack) != 0) {
+            stack_free(&c.stack);
+            goto out;
+        }
+        c.have_stack = 1;
+        if (check_stacks(&c) != 0)
+            goto out;
+    }
+    if (match_exact(&c) != 0)
+        goto out;
+    if (c.npairs == 0) {
+        log_warn("%s: Can`t match any op: the target dump has no data rows; no result written.", job->npu_json);
+        rc = 0;
+        goto out;
+    }
+    stats_column_types(&c);
+    if (highlight_rows(&c) != 0)
+        goto out;
+    if (dir_create(job->out_dir) != 0)
+        goto out;
+    const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
+    res->result_path = out_name(job, opts, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
+    if (write_result(&c, res->result_path, res) != 0) {
+        free(res->result_path);
+        res->result_path = NULL;
+        goto out;
+    }
+    if (opts->auto_analyze) {
+        res->advisor_path = out_name(job, opts, "advisor", "txt");
+        if (write_advisor(&c, res->advisor_path, res) != 0) {
+            free(res->advisor_path);
+            res->advisor_path = NULL;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    ctx_free(&c);
+    return rc;
+}
+
+void compare_result_free(compare_result *r)
+{
+    free(r->result_path);
+    free(r->advisor_path);
+    memset(r, 0, sizeof *r);
+}

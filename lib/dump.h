@@ -1,0 +1,82 @@
+/* A dump file (dump.json or debug.json) as the ordered list of its rows.
+ *
+ * msprobe compare turns every API/module entry of `data` into rows, one per
+ * tensor or scalar leaf (spec/compare.md §3): names like
+ * `Functional.conv2d.0.forward.input.0`, dtype and shape strings, the four
+ * statistics, md5 and data_name. This module does that flattening, while
+ * streaming the file entry by entry, so only the rows stay in memory.
+ */
+#ifndef MSP_DUMP_H
+#define MSP_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "json.h"
+
+/* Row states in msprobe's terms; kwargs count as inputs. */
+enum row_state { ST_INPUT, ST_KWARGS, ST_OUTPUT, ST_PARAMS, ST_PARAMS_GRAD, ST_DEBUG };
+
+/* The Python object a statistic (or scalar value) is, as compare sees it. */
+enum pv_kind { PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_OTHER };
+
+typedef struct {
+    uint8_t kind;      /* pv_kind */
+    uint8_t wide_int;  /* PV_INT beyond 64 bits (pandas keeps its column as objects) */
+    uint8_t pd_ok;     /* pandas.to_numeric(str(value)) is a number */
+    uint32_t len;      /* PV_STR / PV_OTHER: text length */
+    double num;        /* PV_BOOL (0/1), PV_INT, PV_FLOAT */
+    double pd_num;     /* pandas.to_numeric(str(value)), what msprobe computes with */
+    const char *text;  /* PV_STR: the string; PV_OTHER: str() of a list/dict */
+} pyval;
+
+typedef struct {
+    const char *name;       /* row name */
+    const char *dtype;      /* str() of the dtype, e.g. "torch.float32", "<class 'int'>", "None" */
+    const char *shape;      /* str() of the shape, e.g. "[4, 8]", "[]", "(3,)", "None" */
+    const char *md5;        /* str() of md5 (CRC-32 of str(value) for scalars); NULL: None */
+    const char *data_name;  /* tensor file name, "-1" when none */
+    pyval stat[4];          /* Max, Min, Mean, Norm */
+    uint32_t entry;         /* index into dump_data.entries */
+    uint8_t state;          /* row_state */
+    uint32_t api_len;       /* length of the "api part" prefix of name (highlight batches) */
+} dump_row;
+
+typedef struct {
+    const char *name;
+    size_t first_row, nrows;   /* rows in order, already re-ordered by state */
+} dump_entry;
+
+enum dump_file_type { DUMP_JSON, DEBUG_JSON };
+
+typedef struct {
+    char *path;
+    int file_type;            /* DUMP_JSON or DEBUG_JSON */
+    char *task, *framework;   /* top-level strings; NULL when absent or not a string */
+    int task_present;         /* the key exists and is truthy */
+    int has_md5;              /* msprobe's md5_find() on `data` */
+    int framework_hint;       /* 'm' mindspore / 'p' pytorch / 0 from scanning leaf types */
+    arena mem;                /* row names and strings */
+    dump_row *rows;
+    size_t nrows, rows_cap;
+    dump_entry *entries;      /* in file order (a duplicated name keeps its first place) */
+    size_t nentries, entries_cap;
+} dump_data;
+
+/* Load and flatten a dump.json/debug.json. The file type comes from the
+ * base name. Errors (file, JSON, layout, msprobe's validity checks) are
+ * recorded and -1 returned. */
+int dump_load(const char *path, dump_data *d);
+void dump_free(dump_data *d);
+
+/* 'p' (PyTorch), 'm' (MindSpore) or 0: the "framework" key, else msprobe's
+ * scan of the leaf types. */
+int dump_framework(const dump_data *d);
+
+/* msprobe's get_name_and_state(): state of a row name and the length of its
+ * "api part" (`Functional.pad.0.backward.`, `Module.l.Linear.forward.0.`).
+ * Returns -1 for a name that cannot be split by forward/backward. */
+int row_name_state(const char *name, size_t *api_len, int *state);
+
+#endif

@@ -1,0 +1,529 @@
+#include "json.h"
+#include "log.h"
+#include "numfmt.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Python's json module recurses once per nesting level; real dumps nest a
+ * handful of levels, so this only guards our stack against hostile input. */
+#define JSON_MAX_DEPTH 512
+
+void jp_init(jparser *jp, const char *path, const void *buf, size_t len)
+{
+    memset(jp, 0, sizeof *jp);
+    jp->path = path;
+    jp->start = jp->p = buf ? buf : "";
+    jp->end = jp->start + (buf ? len : 0);
+}
+
+void jp_free(jparser *jp)
+{
+    free(jp->vstack);
+    free(jp->mstack);
+    jp->vstack = NULL;
+    jp->mstack = NULL;
+}
+
+static int fail(jparser *jp, const char *what)
+{
+    size_t line = 1, col = 1;
+    for (const char *c = jp->start; c < jp->p && c < jp->end; c++) {
+        if (*c == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    if (jp->p >= jp->end)
+        return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu (the file ends there; truncated?)",
+                         what, line, col);
+    return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu", what, line, col);
+}
+
+static inline void skip_ws(jparser *jp)
+{
+    const char *p = jp->p, *e = jp->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        p++;
+    jp->p = p;
+}
+
+int jp_peek(jparser *jp)
+{
+    skip_ws(jp);
+    return jp->p < jp->end ? (unsigned char)*jp->p : -1;
+}
+
+static int literal(jparser *jp, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(jp->end - jp->p) < n || memcmp(jp->p, word, n) != 0)
+        return 0;
+    jp->p += n;
+    return 1;
+}
+
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int parse_number(jparser *jp, jval *out)
+{
+    const char *s = jp->p, *p = s, *e = jp->end;
+    out->type = J_NUMBER;
+    out->is_int = 0;
+    if (p < e && *p == '-')
+        p++;
+    if (p < e && *p == 'I') {
+        jp->p = p;
+        if (!literal(jp, "Infinity"))
+            return fail(jp, "invalid literal");
+        out->u.num = s[0] == '-' ? -INFINITY : INFINITY;
+        goto done;
+    }
+    if (p >= e || !is_digit(*p)) {
+        jp->p = p;
+        return fail(jp, "invalid number");
+    }
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    int is_int = 1;
+    if (p < e && *p == '.') {
+        p++;
+        if (p >= e || !is_digit(*p)) {
+            jp->p = p;
+            return fail(jp, "invalid number (digit expected after '.')");
+        }
+        while (p < e && is_digit(*p))
+            p++;
+        is_int = 0;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !is_digit(*p)) {
+            jp->p = p;
+            return fail(jp, "invalid number (digit expected in exponent)");
+        }
+        while (p < e && is_digit(*p))
+            p++;
+        is_int = 0;
+    }
+    jp->p = p;
+    out->is_int = (uint8_t)is_int;
+    out->u.num = parse_double(s, (size_t)(p - s));
+done:
+    out->text = s;
+    out->len = (uint32_t)(jp->p - s);
+    return 0;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *d, unsigned cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Parse a string at jp->p (which is at the opening quote). Strings without
+ * escapes are returned as a view into the buffer. */
+static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
+{
+    const char *s = ++jp->p, *p = s, *e = jp->end;
+    int escaped = 0;
+    while (p < e && *p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20) {
+            jp->p = p;
+            return fail(jp, "control character in string");
+        }
+        if (c == '\\') {
+            escaped = 1;
+            p++;
+            if (p >= e)
+                break;
+        }
+        p++;
+    }
+    if (p >= e) {
+        jp->p = p;
+        return fail(jp, "unterminated string");
+    }
+    if ((size_t)(p - s) > UINT32_MAX) {
+        jp->p = s;
+        return fail(jp, "string too long");
+    }
+    if (!escaped) {
+        *str = s;
+        *len = (uint32_t)(p - s);
+        jp->p = p + 1;
+        return 0;
+    }
+    /* Unescaped text is never longer than the escaped text. */
+    char *d = arena_alloc(a, (size_t)(p - s) + 1), *o = d;
+    const char *q = s;
+    while (q < p) {
+        if (*q != '\\') {
+            *o++ = *q++;
+            continue;
+        }
+        q++;
+        char c = *q++;
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '/': *o++ = '/'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            unsigned cp, lo;
+            if (p - q < 4 || hex4(q, &cp) != 0) {
+                jp->p = q;
+                return fail(jp, "invalid \\u escape");
+            }
+            q += 4;
+            /* A surrogate pair joins into one code point; a lone surrogate is
+             * kept as Python keeps it (encoded like any other code point). */
+            if (cp >= 0xD800 && cp < 0xDC00 && p - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
+                hex4(q + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                q += 6;
+            }
+            o += put_utf8(o, cp);
+            break;
+        }
+        default:
+            jp->p = q - 1;
+            return fail(jp, "invalid escape in string");
+        }
+    }
+    *o = 0;
+    *str = d;
+    *len = (uint32_t)(o - d);
+    jp->p = p + 1;
+    return 0;
+}
+
+static jval *vpush(jparser *jp)
+{
+    if (jp->vtop == jp->vcap) {
+        jp->vcap = jp->vcap ? jp->vcap * 2 : 64;
+        jp->vstack = xrealloc(jp->vstack, jp->vcap * sizeof *jp->vstack);
+    }
+    return &jp->vstack[jp->vtop++];
+}
+
+static jmember *mpush(jparser *jp)
+{
+    if (jp->mtop == jp->mcap) {
+        jp->mcap = jp->mcap ? jp->mcap * 2 : 64;
+        jp->mstack = xrealloc(jp->mstack, jp->mcap * sizeof *jp->mstack);
+    }
+    return &jp->mstack[jp->mtop++];
+}
+
+static int parse_value(jparser *jp, arena *a, jval *out);
+
+static int parse_array(jparser *jp, arena *a, jval *out)
+{
+    jp->p++;
+    size_t base = jp->vtop;
+    skip_ws(jp);
+    if (jp->p < jp->end && *jp->p == ']') {
+        jp->p++;
+    } else {
+        for (;;) {
+            jval v;
+            if (parse_value(jp, a, &v) != 0)
+                goto error;
+            *vpush(jp) = v;
+            skip_ws(jp);
+            if (jp->p < jp->end && *jp->p == ',') {
+                jp->p++;
+                continue;
+            }
+            if (jp->p < jp->end && *jp->p == ']') {
+                jp->p++;
+                break;
+            }
+            fail(jp, "expected ',' or ']'");
+            goto error;
+        }
+    }
+    size_t n = jp->vtop - base;
+    out->type = J_ARRAY;
+    out->len = (uint32_t)n;
+    out->u.items = NULL;
+    if (n) {
+        out->u.items = arena_alloc(a, n * sizeof(jval));
+        memcpy(out->u.items, jp->vstack + base, n * sizeof(jval));
+    }
+    jp->vtop = base;
+    return 0;
+error:
+    jp->vtop = base;
+    return -1;
+}
+
+static int parse_key(jparser *jp, arena *a, const char **key, uint32_t *keylen)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != '"')
+        return fail(jp, "expected a string key");
+    if (parse_string(jp, a, key, keylen) != 0)
+        return -1;
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != ':')
+        return fail(jp, "expected ':'");
+    jp->p++;
+    return 0;
+}
+
+static int parse_object(jparser *jp, arena *a, jval *out)
+{
+    jp->p++;
+    size_t base = jp->mtop;
+    skip_ws(jp);
+    if (jp->p < jp->end && *jp->p == '}') {
+        jp->p++;
+    } else {
+        for (;;) {
+            jmember m;
+            if (parse_key(jp, a, &m.key, &m.keylen) != 0 || parse_value(jp, a, &m.val) != 0)
+                goto error;
+            *mpush(jp) = m;
+            skip_ws(jp);
+            if (jp->p < jp->end && *jp->p == ',') {
+                jp->p++;
+                continue;
+            }
+            if (jp->p < jp->end && *jp->p == '}') {
+                jp->p++;
+                break;
+            }
+            fail(jp, "expected ',' or '}'");
+            goto error;
+        }
+    }
+    size_t n = jp->mtop - base;
+    out->type = J_OBJECT;
+    out->len = (uint32_t)n;
+    out->u.members = NULL;
+    if (n) {
+        out->u.members = arena_alloc(a, n * sizeof(jmember));
+        memcpy(out->u.members, jp->mstack + base, n * sizeof(jmember));
+    }
+    jp->mtop = base;
+    return 0;
+error:
+    jp->mtop = base;
+    return -1;
+}
+
+static int parse_value(jparser *jp, arena *a, jval *out)
+{
+    skip_ws(jp);
+    memset(out, 0, sizeof *out);
+    if (jp->p >= jp->end)
+        return fail(jp, "value expected");
+    int rc;
+    switch (*jp->p) {
+    case '{':
+    case '[':
+        if (++jp->depth > JSON_MAX_DEPTH)
+            return fail(jp, "nesting too deep");
+        rc = *jp->p == '{' ? parse_object(jp, a, out) : parse_array(jp, a, out);
+        jp->depth--;
+        return rc;
+    case '"':
+        out->type = J_STRING;
+        return parse_string(jp, a, &out->u.str, &out->len);
+    case 't':
+        if (!literal(jp, "true"))
+            return fail(jp, "invalid literal");
+        out->type = J_TRUE;
+        return 0;
+    case 'f':
+        if (!literal(jp, "false"))
+            return fail(jp, "invalid literal");
+        out->type = J_FALSE;
+        return 0;
+    case 'n':
+        if (!literal(jp, "null"))
+            return fail(jp, "invalid literal");
+        out->type = J_NULL;
+        return 0;
+    case 'N': {
+        const char *s = jp->p;
+        if (!literal(jp, "NaN"))
+            return fail(jp, "invalid literal");
+        out->type = J_NUMBER;
+        out->u.num = NAN;
+        out->text = s;
+        out->len = 3;
+        return 0;
+    }
+    default:
+        if (*jp->p == '-' || *jp->p == 'I' || is_digit(*jp->p))
+            return parse_number(jp, out);
+        return fail(jp, "unexpected character");
+    }
+}
+
+int jp_value(jparser *jp, arena *a, jval *out) { return parse_value(jp, a, out); }
+
+int jp_object_begin(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != '{')
+        return fail(jp, "expected an object");
+    jp->p++;
+    jp->depth++;
+    return 0;
+}
+
+int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end)
+        return fail(jp, "expected ',' or '}'");
+    /* Before the first member the previous char (ignoring spaces) is '{'. */
+    const char *q = jp->p;
+    while (q > jp->start && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r' || q[-1] == '\t'))
+        q--;
+    int first = q > jp->start && q[-1] == '{';
+    if (*jp->p == '}') {
+        jp->p++;
+        jp->depth--;
+        return 0;
+    }
+    if (!first) {
+        if (*jp->p != ',')
+            return fail(jp, "expected ',' or '}'");
+        jp->p++;
+    }
+    uint32_t n;
+    if (parse_key(jp, a, key, &n) != 0)
+        return -1;
+    *keylen = n;
+    return 1;
+}
+
+/* Skipping still validates: a malformed value anywhere must be reported. */
+int jp_skip(jparser *jp)
+{
+    arena tmp;
+    arena_init(&tmp, 4096);
+    jval v;
+    int rc = parse_value(jp, &tmp, &v);
+    arena_free(&tmp);
+    return rc;
+}
+
+int jp_end(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p != jp->end)
+        return fail(jp, "extra data after the JSON value");
+    return 0;
+}
+
+int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out)
+{
+    jparser jp;
+    jp_init(&jp, path, buf, len);
+    int rc = parse_value(&jp, a, out);
+    if (rc == 0)
+        rc = jp_end(&jp);
+    jp_free(&jp);
+    return rc;
+}
+
+const jval *json_get(const jval *obj, const char *key)
+{
+    if (!obj || obj->type != J_OBJECT)
+        return NULL;
+    size_t kl = strlen(key);
+    for (uint32_t i = obj->len; i-- > 0;) {
+        const jmember *m = &obj->u.members[i];
+        if (m->keylen == kl && memcmp(m->key, key, kl) == 0)
+            return &m->val;
+    }
+    return NULL;
+}
+
+int json_key_is(const jmember *m, const char *key)
+{
+    size_t kl = strlen(key);
+    return m->keylen == kl && memcmp(m->key, key, kl) == 0;
+}
+
+int json_str_eq(const jval *v, const char *s)
+{
+    if (!v || v->type != J_STRING)
+        return 0;
+    size_t n = strlen(s);
+    return v->len == n && memcmp(v->u.str, s, n) == 0;
+}
+
+int json_truthy(const jval *v)
+{
+    if (!v)
+        return 0;
+    switch (v->type) {
+    case J_NULL:
+    case J_FALSE:
+        return 0;
+    case J_TRUE:
+        return 1;
+    case J_NUMBER:
+        return v->u.num != 0 || isnan(v->u.num);
+    default:
+        return v->len != 0;
+    }
+}

@@ -1,0 +1,93 @@
+#include "strmap.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t strmap_hash(const char *s, size_t n)
+{
+    /* FNV-1a over 8-byte words then bytes: cheap and good enough for names
+     * that share long prefixes ("Module.layers.17.mlp..."). */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+void strmap_init(strmap *m, size_t expected)
+{
+    size_t cap = 16;
+    while (cap < expected * 2)
+        cap *= 2;
+    m->slots = xcalloc(cap, sizeof *m->slots);
+    m->cap = cap;
+    m->count = 0;
+}
+
+void strmap_free(strmap *m)
+{
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+static strmap_slot *find(const strmap *m, const char *key, size_t len, uint32_t h)
+{
+    size_t mask = m->cap - 1, i = h & mask;
+    for (;;) {
+        strmap_slot *s = &m->slots[i];
+        if (!s->key || (s->hash == h && s->len == len && memcmp(s->key, key, len) == 0))
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+static void grow(strmap *m)
+{
+    strmap old = *m;
+    m->cap *= 2;
+    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.slots[i].key)
+            *find(m, old.slots[i].key, old.slots[i].len, old.slots[i].hash) = old.slots[i];
+    free(old.slots);
+}
+
+size_t *strmap_get(const strmap *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return NULL;
+    strmap_slot *s = find(m, key, len, strmap_hash(key, len));
+    return s->key ? &s->value : NULL;
+}
+
+size_t *strmap_put(strmap *m, const char *key, size_t len, size_t value, int *added)
+{
+    if (!m->cap)
+        strmap_init(m, 8);
+    if ((m->count + 1) * 4 > m->cap * 3)
+        grow(m);
+    uint32_t h = strmap_hash(key, len);
+    strmap_slot *s = find(m, key, len, h);
+    if (s->key) {
+        if (added)
+            *added = 0;
+        return &s->value;
+    }
+    s->key = key;
+    s->len = (uint32_t)len;
+    s->hash = h;
+    s->value = value;
+    m->count++;
+    if (added)
+        *added = 1;
+    return &s->value;
+}

@@ -1,0 +1,278 @@
+#include "table.h"
+#include "files.h"
+#include "log.h"
+#include "numfmt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xlsxwriter.h>
+
+struct table_writer {
+    int format;
+    char *path, *tmp;
+    const char *const *header;
+    int ncols;
+    /* csv */
+    FILE *fp;
+    char *buf;
+    size_t blen, bcap;
+    /* xlsx */
+    lxw_workbook *wb;
+    lxw_worksheet *ws;
+    lxw_format *red, *yellow;
+    long sheet_rows;   /* rows written on the current sheet, header included */
+    int sheets;
+};
+
+/* ---- csv ---------------------------------------------------------------- */
+
+static void csv_reserve(table_writer *t, size_t n)
+{
+    if (t->blen + n <= t->bcap)
+        return;
+    while (t->blen + n > t->bcap)
+        t->bcap = t->bcap ? t->bcap * 2 : 1 << 16;
+    t->buf = xrealloc(t->buf, t->bcap);
+}
+
+static void csv_text(table_writer *t, const char *s, size_t n)
+{
+    int quote = 0;
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    csv_reserve(t, 2 * n + 3);
+    char *o = t->buf + t->blen;
+    if (!quote) {
+        memcpy(o, s, n);
+        t->blen += n;
+        return;
+    }
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *o++ = '"';
+        *o++ = s[i];
+    }
+    *o++ = '"';
+    t->blen = (size_t)(o - t->buf);
+}
+
+static void csv_num(table_writer *t, double x)
+{
+    csv_reserve(t, 40);
+    if (isnan(x) || isinf(x)) {
+        const char *s = isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+        memcpy(t->buf + t->blen, s, strlen(s));
+        t->blen += strlen(s);
+        return;
+    }
+    t->blen += fmt_g16(x, t->buf + t->blen);
+}
+
+static int csv_flush(table_writer *t)
+{
+    if (t->blen && fwrite(t->buf, 1, t->blen, t->fp) != t->blen)
+        return err_input(t->path, "cannot write: %s", strerror(errno));
+    t->blen = 0;
+    return 0;
+}
+
+static int csv_row(table_writer *t, const cell *cells)
+{
+    for (int c = 0; c < t->ncols; c++) {
+        if (c) {
+            csv_reserve(t, 1);
+            t->buf[t->blen++] = ',';
+        }
+        if (cells[c].kind == CELL_NUM)
+            csv_num(t, cells[c].num);
+        else if (cells[c].kind == CELL_STR)
+            csv_text(t, cells[c].str, cells[c].len);
+    }
+    csv_reserve(t, 1);
+    t->buf[t->blen++] = '\n';
+    return t->blen >= (1 << 20) ? csv_flush(t) : 0;
+}
+
+/* ---- xlsx --------------------------------------------------------------- */
+
+static int xlsx_fail(table_writer *t, lxw_error e)
+{
+    return err_input(t->path, "cannot write xlsx: %s", lxw_strerror(e));
+}
+
+static int xlsx_new_sheet(table_writer *t)
+{
+    char name[32];
+    if (t->sheets == 0)
+        snprintf(name, sizeof name, "Sheet");
+    else
+        snprintf(name, sizeof name, "Sheet%d", t->sheets + 1);
+    t->ws = workbook_add_worksheet(t->wb, name);
+    if (!t->ws)
+        return err_internal(t->path, "cannot add worksheet %s", name);
+    t->sheets++;
+    t->sheet_rows = 0;
+    for (int c = 0; c < t->ncols; c++) {
+        lxw_error e = worksheet_write_string(t->ws, 0, (lxw_col_t)c, t->header[c], NULL);
+        if (e)
+            return xlsx_fail(t, e);
+    }
+    t->sheet_rows = 1;
+    return 0;
+}
+
+/* Excel refuses longer cells; cut at a UTF-8 character boundary. */
+static size_t xlsx_clip(const char *s, size_t n)
+{
+    if (n <= XLSX_MAX_CELL_CHARS)
+        return n;
+    size_t chars = 0, i = 0;
+    while (i < n && chars < XLSX_MAX_CELL_CHARS) {
+        unsigned char c = (unsigned char)s[i];
+        size_t step = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        /* UTF-16 units: characters beyond the BMP count twice in Excel. */
+        chars += step == 4 ? 2 : 1;
+        if (chars > XLSX_MAX_CELL_CHARS)
+            break;
+        i += step;
+    }
+    return i > n ? n : i;
+}
+
+static int xlsx_row(table_writer *t, const cell *cells, int fill)
+{
+    if (t->sheet_rows >= XLSX_MAX_ROWS && xlsx_new_sheet(t) != 0)
+        return -1;
+    lxw_row_t r = (lxw_row_t)t->sheet_rows++;
+    lxw_format *fmt = fill == FILL_RED ? t->red : fill == FILL_YELLOW ? t->yellow : NULL;
+    char small[XLSX_MAX_CELL_CHARS * 4 + 1];
+    for (int c = 0; c < t->ncols; c++) {
+        const cell *x = &cells[c];
+        lxw_error e = LXW_NO_ERROR;
+        if (x->kind == CELL_NUM && isfinite(x->num)) {
+            e = worksheet_write_number(t->ws, r, (lxw_col_t)c, x->num, fmt);
+        } else if (x->kind == CELL_NUM) {
+            const char *s = isnan(x->num) ? "nan" : x->num > 0 ? "inf" : "-inf";
+            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
+        } else if (x->kind == CELL_STR && x->len) {
+            size_t n = xlsx_clip(x->str, x->len);
+            /* libxlsxwriter wants NUL-terminated text; most cells are. */
+            const char *s = x->str;
+            if (x->str[n] != 0 || memchr(x->str, 0, n)) {
+                memcpy(small, x->str, n);
+                small[n] = 0;
+                s = small;
+            }
+            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
+        } else if (fmt) {
+            e = worksheet_write_blank(t->ws, r, (lxw_col_t)c, fmt);
+        }
+        if (e)
+            return xlsx_fail(t, e);
+    }
+    return 0;
+}
+
+/* ---- common ------------------------------------------------------------- */
+
+table_writer *table_open(const char *path, int format, const char *const *header, int ncols)
+{
+    table_writer *t = xcalloc(1, sizeof *t);
+    t->format = format;
+    t->path = xstrdup(path);
+    t->header = header;
+    t->ncols = ncols;
+    t->tmp = out_tmp_create(path);
+    if (!t->tmp) {
+        free(t->path);
+        free(t);
+        return NULL;
+    }
+    if (format == TABLE_CSV) {
+        t->fp = fopen(t->tmp, "wb");
+        if (!t->fp) {
+            err_input(path, "cannot write: %s", strerror(errno));
+            table_abort(t);
+            return NULL;
+        }
+        cell *h = xmalloc_array((size_t)ncols, sizeof *h);
+        for (int c = 0; c < ncols; c++)
+            h[c] = cell_str(header[c], strlen(header[c]));
+        csv_row(t, h);
+        free(h);
+        return t;
+    }
+    lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
+    t->wb = workbook_new_opt(t->tmp, &opt);
+    if (!t->wb) {
+        err_input(path, "cannot create xlsx workbook");
+        table_abort(t);
+        return NULL;
+    }
+    t->red = workbook_add_format(t->wb);
+    format_set_pattern(t->red, LXW_PATTERN_SOLID);
+    format_set_bg_color(t->red, 0xFF0000);
+    t->yellow = workbook_add_format(t->wb);
+    format_set_pattern(t->yellow, LXW_PATTERN_SOLID);
+    format_set_bg_color(t->yellow, 0xFFFF00);
+    if (xlsx_new_sheet(t) != 0) {
+        table_abort(t);
+        return NULL;
+    }
+    return t;
+}
+
+int table_row(table_writer *t, const cell *cells, int fill)
+{
+    return t->format == TABLE_CSV ? csv_row(t, cells) : xlsx_row(t, cells, fill);
+}
+
+static void table_release(table_writer *t)
+{
+    free(t->buf);
+    free(t->path);
+    free(t);
+}
+
+int table_close(table_writer *t)
+{
+    int rc = 0;
+    if (t->format == TABLE_CSV) {
+        rc = csv_flush(t);
+        if (fclose(t->fp) != 0 && rc == 0)
+            rc = err_input(t->path, "cannot write: %s", strerror(errno));
+        t->fp = NULL;
+    } else {
+        lxw_error e = workbook_close(t->wb);
+        t->wb = NULL;
+        if (e)
+            rc = xlsx_fail(t, e);
+    }
+    if (rc == 0) {
+        rc = out_tmp_commit(t->tmp, t->path);
+    } else {
+        out_tmp_discard(t->tmp);
+    }
+    t->tmp = NULL;
+    table_release(t);
+    return rc;
+}
+
+void table_abort(table_writer *t)
+{
+    if (!t)
+        return;
+    if (t->fp)
+        fclose(t->fp);
+    if (t->wb) {
+        /* libxlsxwriter has no discard: finish into the temp file, then
+         * remove it. */
+        workbook_close(t->wb);
+    }
+    out_tmp_discard(t->tmp);
+    table_release(t);
+}
