@@ -82,8 +82,7 @@ int main(int argc, char **argv)
             i += 2;
             continue;
         }
-        fprintf(stderr, "msprobe: unknown option '%s'\n", a);
-        usage(stderr);
+        fprintf(stderr, "msprobe: unknown option '%s'\nTry 'msprobe --help'.\n", a);
         return EXIT_BADINPUT;
     }
     if (i >= argc) {
@@ -105,8 +104,7 @@ int main(int argc, char **argv)
     }
     const command *c = find(argv[i]);
     if (!c) {
-        fprintf(stderr, "msprobe: '%s' is not a command\n", argv[i]);
-        usage(stderr);
+        fprintf(stderr, "msprobe: '%s' is not a command\nTry 'msprobe --help'.\n", argv[i]);
         return EXIT_BADINPUT;
     }
     return run(c, argc - i, argv + i, &g);

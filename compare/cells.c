@@ -9,6 +9,8 @@
 #include "compare.h"
 #include "numfmt.h"
 #include "pdnum.h"
+#include "log.h"
+#include "pool.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -91,13 +93,16 @@ void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out)
 }
 
 /* str(v) parsed by pandas.to_numeric: returns whether msprobe's type_check
- * passes ("a number or nan"); *num gets the number or NaN. */
-static int numeric_or_nan(const pyval *v, double *num)
+ * passes ("a number or nan"); *num gets the number or NaN. Floats are
+ * re-parsed from their repr only on request (`exact`), as that is costly. */
+static int numeric_or_nan(const pyval *v, double *num, int exact)
 {
     *num = NAN;
     switch (v->kind) {
-    case PV_INT:
     case PV_FLOAT:
+        *num = exact ? pd_float_roundtrip(v->num) : v->num;
+        return 1;
+    case PV_INT:
     case PV_STR:
         if (v->kind == PV_STR && text_is_nan(v->text, v->len))
             return 1;
@@ -110,30 +115,79 @@ static int numeric_or_nan(const pyval *v, double *num)
     }
 }
 
-int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+/* One statistic of one row: msprobe's calc_summary_diff(). */
+static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
 {
     pyval vn, vb;
     cell_npu_stat(c, i, k, &vn);
     cell_bench_stat(c, i, k, &vb);
     double n, b;
-    int ok_n = numeric_or_nan(&vn, &n), ok_b = numeric_or_nan(&vb, &b);
+    /* Equal floats give a zero difference whatever pandas reads them as. */
+    int same = vn.kind == PV_FLOAT && vb.kind == PV_FLOAT && vn.num == vb.num;
+    int ok_n = numeric_or_nan(&vn, &n, !same), ok_b = numeric_or_nan(&vb, &b, !same);
     if (!ok_n || !ok_b || !c->pairs[i].b) {
+        out->kind[k] = DIFF_NA;
+        return;
+    }
+    double d = n - b;
+    if (isnan(d)) {
+        out->kind[k] = DIFF_NAN;
+        return;
+    }
+    out->kind[k] = DIFF_NUM;
+    out->diff[k] = d;
+    /* np.maximum propagates NaN, which then fails the comparison. The
+     * difference goes through str() and pandas again; that only moves its
+     * last bits, so re-parse only when the ratio is close to the limit. */
+    double mx = isnan(n) || isnan(b) ? NAN : (n > b ? n : b);
+    double den = fabs(mx) + 1e-10;
+    double ratio = fabs(d) / den;
+    if (fabs(ratio - 0.5) < 1e-9)
+        ratio = fabs(pd_float_roundtrip(d)) / den;
+    if (ratio > 0.5)
+        out->warn |= (uint8_t)(1u << k);
+}
+
+static void diffs_chunk(void *arg, size_t chunk)
+{
+    compare_ctx *c = arg;
+    size_t from = chunk * DIFF_CHUNK, to = from + DIFF_CHUNK < c->npairs ? from + DIFF_CHUNK : c->npairs;
+    for (size_t i = from; i < to; i++) {
+        stat_diffs *d = &c->diffs[i];
+        memset(d, 0, sizeof *d);
+        for (int k = 0; k < 4; k++)
+            stat_diff(c, i, k, d);
+    }
+}
+
+void compute_diffs(compare_ctx *c, int threads)
+{
+    c->diffs = xmalloc_array(c->npairs ? c->npairs : 1, sizeof *c->diffs);
+    pool_for((c->npairs + DIFF_CHUNK - 1) / DIFF_CHUNK, threads, diffs_chunk, c);
+}
+
+int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+{
+    const stat_diffs *sd = &c->diffs[i];
+    if (sd->kind[k] == DIFF_NA) {
         *diff = NA;
         *rel = NA;
         return 0;
     }
-    double d = n - b;
-    if (isnan(d)) {
+    if (sd->kind[k] == DIFF_NAN) {
         *diff = NAN_TEXT;
         *rel = NAN_TEXT;
         return 0;
     }
+    double d = sd->diff[k];
     memset(diff, 0, sizeof *diff);
     diff->kind = PV_FLOAT;
     diff->num = d;
     /* bench == 0 and diff / bench use the bench value itself, not its
      * re-parsed text (a numeric string counts as its number). */
-    double braw = vb.kind == PV_STR ? b : vb.num;
+    pyval vb;
+    cell_bench_stat(c, i, k, &vb);
+    double braw = vb.kind == PV_FLOAT || vb.kind == PV_INT || vb.kind == PV_BOOL ? vb.num : vb.pd_num;
     if (braw == 0) {
         *rel = NA;
     } else {
@@ -146,13 +200,5 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
         rel->text = relbuf;
         rel->len = (uint32_t)len;
     }
-    /* np.maximum propagates NaN, which then fails the comparison. The
-     * difference goes through str() and pandas again; that only moves its
-     * last bits, so re-parse only when the ratio is close to the limit. */
-    double mx = isnan(n) || isnan(b) ? NAN : (n > b ? n : b);
-    double den = fabs(mx) + 1e-10;
-    double ratio = fabs(d) / den;
-    if (fabs(ratio - 0.5) < 1e-9)
-        ratio = fabs(pd_float_roundtrip(d)) / den;
-    return ratio > 0.5;
+    return (sd->warn >> k) & 1;
 }

@@ -249,7 +249,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .format = o.format,
                          .framework = g->framework,
                          .out_dir = o.out_dir,
-                         .stamp = stamp};
+                         .stamp = stamp,
+                         .threads = o.jobs};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     s.rc = xcalloc(jobs.n, sizeof *s.rc);

@@ -25,6 +25,7 @@ typedef struct {
     int framework;           /* 0 (detect), 'p' pytorch, 'm' mindspore */
     const char *out_dir;
     const char *stamp;       /* %Y%m%d%H%M%S used in every file name of a run */
+    int threads;             /* threads one compare may use */
 } compare_opts;
 
 /* One pair of files to compare and where its results go. */
@@ -70,6 +71,15 @@ enum hl_code {
 #define HL_IS_RED(c) ((c) <= HL_RED_MAX_RELATIVE)
 const char *hl_text(int code);
 
+/* SUMMARY: the four statistic differences of a row, computed once. */
+enum { DIFF_NA, DIFF_NAN, DIFF_NUM };
+typedef struct {
+    double diff[4];          /* for DIFF_NUM */
+    uint8_t kind[4];
+    uint8_t warn;            /* bit k: statistic k has a magnitude warning */
+} stat_diffs;
+#define DIFF_CHUNK 4096
+
 typedef struct {
     int mode;
     int file_type;           /* DUMP_JSON / DEBUG_JSON */
@@ -83,6 +93,7 @@ typedef struct {
     /* pandas holds a statistics column as float64 when every value is a
      * number or None (None then reads back as NaN); otherwise as objects. */
     uint8_t npu_numeric[4], bench_numeric[4];
+    stat_diffs *diffs;       /* SUMMARY: per row */
     uint8_t *fill;           /* per row: FILL_NONE/RED/YELLOW */
     hl_message *msgs;
     size_t nmsgs;
@@ -95,8 +106,10 @@ int dtype_compatible(const char *a, const char *b, int cross_frame);
 /* cells.c: the Python value of a cell of the result table. */
 void cell_npu_stat(const compare_ctx *c, size_t i, int k, pyval *out);
 void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out);
-/* SUMMARY: diff and relative error of statistic k; returns the magnitude
- * warning flag. */
+/* SUMMARY: compute every row's differences (on `threads` threads), then
+ * read them: diff and relative error of statistic k (the text goes into
+ * relbuf, 40 bytes); returns whether statistic k has a magnitude warning. */
+void compute_diffs(compare_ctx *c, int threads);
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
 void stats_column_types(compare_ctx *c);
 

@@ -186,7 +186,8 @@ static void flush_batch(compare_ctx *c, batch_msgs *m, size_t *cap)
         return;
     size_t total = m->nred + m->nyellow;
     hl_message *all = xmalloc_array(total, sizeof *all);
-    memcpy(all, m->red, m->nred * sizeof *all);
+    if (m->nred)
+        memcpy(all, m->red, m->nred * sizeof *all);
     size_t k = m->nred;
     for (size_t i = 0; i < m->nyellow; i++) {
         int is_red = 0;

@@ -7,8 +7,28 @@
 #include "table.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* MSPROBE_PROFILE=1 prints the time of each phase on stderr. */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void phase(const char *what, double *t0)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("MSPROBE_PROFILE") != NULL;
+    double t = now_ms();
+    if (on)
+        fprintf(stderr, "profile: %-10s %8.2f ms\n", what, t - *t0);
+    *t0 = t;
+}
 
 typedef struct {
     const char *path[2];
@@ -99,6 +119,7 @@ static void ctx_free(compare_ctx *c)
     if (c->have_stack)
         stack_free(&c->stack);
     free(c->pairs);
+    free(c->diffs);
     free(c->fill);
     free(c->msgs);
 }
@@ -110,8 +131,10 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     memset(&c, 0, sizeof c);
     c.opts = opts;
     int rc = -1;
+    double t0 = now_ms();
     if (load_both(&c, job) != 0)
         goto out;
+    phase("load", &t0);
     c.file_type = c.npu.file_type;
     if (c.npu.file_type != c.bench.file_type) {
         err_input(job->npu_json, "cannot compare a dump.json with a debug.json (%s)", job->bench_json);
@@ -133,14 +156,18 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     }
     if (match_exact(&c) != 0)
         goto out;
+    phase("match", &t0);
     if (c.npairs == 0) {
         log_warn("%s: Can`t match any op: the target dump has no data rows; no result written.", job->npu_json);
         rc = 0;
         goto out;
     }
     stats_column_types(&c);
+    if (c.mode == MODE_SUMMARY)
+        compute_diffs(&c, opts->threads);
     if (highlight_rows(&c) != 0)
         goto out;
+    phase("highlight", &t0);
     if (dir_create(job->out_dir) != 0)
         goto out;
     const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
@@ -150,6 +177,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         res->result_path = NULL;
         goto out;
     }
+    phase("write", &t0);
     if (opts->auto_analyze) {
         res->advisor_path = out_name(job, opts, "advisor", "txt");
         if (write_advisor(&c, res->advisor_path, res) != 0) {
@@ -161,6 +189,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     rc = 0;
 out:
     ctx_free(&c);
+    phase("finish", &t0);
     return rc;
 }
 

@@ -17,6 +17,9 @@
 typedef struct {
     dump_data *d;
     int dups;                 /* a name of `data` was repeated */
+    int in_params_grad;       /* "parameters_grad" is a component of the prefix */
+    uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
+    size_t md5_cap;
     const char *entry_name;
     strbuf prefix;
     strbuf tmp;
@@ -64,12 +67,23 @@ static int starts_with_word(const char *s, size_t n, const char *w)
 int row_name_state(const char *name, size_t *api_len, int *state)
 {
     size_t n = strlen(name);
-    if (has_component(name, n, "debug")) {
+    /* one pass over the components for "debug" and "parameters_grad" */
+    int debug = 0, pgrad = 0;
+    for (const char *c = name, *end = name + n; c <= end;) {
+        const char *dot = memchr(c, '.', (size_t)(end - c));
+        size_t len = dot ? (size_t)(dot - c) : (size_t)(end - c);
+        debug |= len == 5 && !memcmp(c, "debug", 5);
+        pgrad |= len == 15 && !memcmp(c, "parameters_grad", 15);
+        if (!dot)
+            break;
+        c = dot + 1;
+    }
+    if (debug) {
         *api_len = (size_t)(strstr(name, "debug") - name);
         *state = ST_DEBUG;
         return 0;
     }
-    if (has_component(name, n, "parameters_grad")) {
+    if (pgrad) {
         *api_len = (size_t)(strstr(name, "parameters_grad") - name);
         *state = ST_PARAMS_GRAD;
         return 0;
@@ -154,9 +168,17 @@ static void to_pyval(flattener *f, const jval *v, pyval *out)
         out->pd_ok = 1;
         if (v->is_int) {
             out->wide_int = (uint8_t)int_token_wide(v->text, v->len);
-            out->pd_num = v->u.num;
+            /* str(int) is the token, which pandas parses with its own
+             * rounding (beyond 2**53 often not the exact value); a Python
+             * int has no negative zero ("-0" loads as 0) */
+            if (out->num == 0)
+                out->num = out->pd_num = 0;
+            else
+                out->pd_ok = (uint8_t)pd_to_numeric(v->text, v->len, &out->pd_num);
         } else {
-            out->pd_num = pd_float_roundtrip(v->u.num);
+            /* A float's pandas value (pd_float_roundtrip) costs a repr and a
+             * parse; compare computes it only where values differ. */
+            out->pd_num = v->u.num;
         }
         return;
     case J_STRING:
@@ -263,7 +285,29 @@ static dump_row *new_row(dump_data *d)
     return r;
 }
 
-static const char *const stat_keys[4] = {"Max", "Min", "Mean", "Norm"};
+static void add_index(strbuf *sb, uint32_t i)
+{
+    char buf[12];
+    int n = 0;
+    do {
+        buf[n++] = (char)('0' + i % 10);
+        i /= 10;
+    } while (i);
+    sb_grow(sb, (size_t)n + 1);
+    sb->buf[sb->len++] = '.';
+    while (n)
+        sb->buf[sb->len++] = buf[--n];
+    sb->buf[sb->len] = 0;
+}
+
+static void add_crc_hex(strbuf *sb, unsigned long crc)
+{
+    static const char hex[] = "0123456789abcdef";
+    char buf[8];
+    for (int i = 7; i >= 0; i--, crc >>= 4)
+        buf[i] = hex[crc & 15];
+    sb_add(sb, buf, 8);
+}
 
 /* A null item: a row with every field None (msprobe's default_item). */
 static void null_row(flattener *f)
@@ -277,11 +321,63 @@ static void null_row(flattener *f)
 }
 
 /* msprobe's gen_op_item(): one leaf dict (it has a string "type"). */
+/* The members of a leaf that compare reads, found in one pass (a later
+ * duplicate key wins, as in a Python dict). */
+typedef struct {
+    const jval *data_name, *stat[4], *dtype, *shape, *value, *type, *md5, *group_ranks;
+} leaf_fields;
+
+static void leaf_scan(const jval *leaf, leaf_fields *lf)
+{
+    memset(lf, 0, sizeof *lf);
+    for (uint32_t i = 0; i < leaf->len; i++) {
+        const jmember *m = &leaf->u.members[i];
+        const char *k = m->key;
+        const jval *v = &m->val;
+        switch (m->keylen) {
+        case 3:
+            if (!memcmp(k, "Max", 3))
+                lf->stat[0] = v;
+            else if (!memcmp(k, "Min", 3))
+                lf->stat[1] = v;
+            else if (!memcmp(k, "md5", 3))
+                lf->md5 = v;
+            break;
+        case 4:
+            if (!memcmp(k, "Mean", 4))
+                lf->stat[2] = v;
+            else if (!memcmp(k, "Norm", 4))
+                lf->stat[3] = v;
+            else if (!memcmp(k, "type", 4))
+                lf->type = v;
+            break;
+        case 5:
+            if (!memcmp(k, "dtype", 5))
+                lf->dtype = v;
+            else if (!memcmp(k, "shape", 5))
+                lf->shape = v;
+            else if (!memcmp(k, "value", 5))
+                lf->value = v;
+            break;
+        case 9:
+            if (!memcmp(k, "data_name", 9))
+                lf->data_name = v;
+            break;
+        case 11:
+            if (!memcmp(k, "group_ranks", 11))
+                lf->group_ranks = v;
+            break;
+        }
+    }
+}
+
 static int leaf_row(flattener *f, const jval *leaf)
 {
     dump_data *d = f->d;
     dump_row *r = new_row(d);
-    const jval *dn = json_get(leaf, "data_name");
+    leaf_fields lf;
+    leaf_scan(leaf, &lf);
+    const jval *dn = lf.data_name;
     if (json_truthy(dn)) {
         if (dn->type != J_STRING)
             return err_input(d->path, "entry %s: data_name is not a string", f->entry_name);
@@ -298,15 +394,15 @@ static int leaf_row(flattener *f, const jval *leaf)
         r->name = mem_sb(d, &f->prefix);
     }
     for (int i = 0; i < 4; i++)
-        to_pyval(f, json_get(leaf, stat_keys[i]), &r->stat[i]);
+        to_pyval(f, lf.stat[i], &r->stat[i]);
 
-    const jval *dtype = json_get(leaf, "dtype");
-    const jval *value = json_get(leaf, "value");
+    const jval *dtype = lf.dtype;
+    const jval *value = lf.value;
     if (json_truthy(dtype)) {
         sb_reset(&f->tmp);
         py_str_json(&f->tmp, dtype);
         r->dtype = mem_sb(d, &f->tmp);
-        const jval *shape = json_get(leaf, "shape");
+        const jval *shape = lf.shape;
         sb_reset(&f->tmp);
         if (shape)
             py_str_json(&f->tmp, shape);
@@ -314,7 +410,8 @@ static int leaf_row(flattener *f, const jval *leaf)
             sb_adds(&f->tmp, "None");
         r->shape = mem_sb(d, &f->tmp);
     } else {
-        const jval *type = json_get(leaf, "type");
+        const jval *type = lf.type;
+        int value_stats = 0;
         sb_reset(&f->tmp);
         if (json_str_eq(type, "torch.Size")) {
             r->dtype = "torch.Size";
@@ -329,13 +426,12 @@ static int leaf_row(flattener *f, const jval *leaf)
         } else if (json_str_eq(type, "ellipsis")) {
             r->dtype = "ellipsis";
             sb_adds(&f->tmp, "[]");
-            for (int i = 0; i < 4; i++)
-                to_pyval(f, value, &r->stat[i]);
+            value_stats = 1;
         } else if (json_str_eq(type, "torch.ProcessGroup")) {
             r->dtype = "torch.ProcessGroup";
             sb_adds(&f->tmp, "[]");
             strbuf ranks = STRBUF_INIT;
-            const jval *gr = json_get(leaf, "group_ranks");
+            const jval *gr = lf.group_ranks;
             if (gr)
                 py_str_json(&ranks, gr);
             else
@@ -346,13 +442,16 @@ static int leaf_row(flattener *f, const jval *leaf)
         } else {
             r->dtype = py_type_name(value);
             sb_adds(&f->tmp, "[]");
-            for (int i = 0; i < 4; i++)
-                to_pyval(f, value, &r->stat[i]);
+            value_stats = 1;
         }
         r->shape = mem_sb(d, &f->tmp);
+        /* after the shape: to_pyval() reuses f->tmp */
+        if (value_stats)
+            for (int i = 0; i < 4; i++)
+                to_pyval(f, value, &r->stat[i]);
     }
 
-    const jval *md5 = json_get(leaf, "md5");
+    const jval *md5 = lf.md5;
     sb_reset(&f->tmp);
     if (json_truthy(md5)) {
         py_str_json(&f->tmp, md5);
@@ -362,7 +461,7 @@ static int leaf_row(flattener *f, const jval *leaf)
         if (value)
             py_str_json(&text, value);
         uLong crc = crc32(0L, (const Bytef *)(text.buf ? text.buf : ""), (uInt)text.len);
-        sb_addf(&f->tmp, "%08lx", crc);
+        add_crc_hex(&f->tmp, crc);
         sb_free(&text);
     }
     r->md5 = mem_sb(d, &f->tmp);
@@ -373,21 +472,6 @@ static int is_leaf(const jval *v)
 {
     const jval *t = json_get(v, "type");
     return t && t->type == J_STRING;
-}
-
-/* Python dict semantics for a JSON object with duplicate keys: iterate each
- * key once, at its first position, with its last value. */
-static const jval *dedup_member(const jval *obj, uint32_t i)
-{
-    const jmember *m = &obj->u.members[i];
-    for (uint32_t j = 0; j < i; j++)
-        if (obj->u.members[j].keylen == m->keylen && !memcmp(obj->u.members[j].key, m->key, m->keylen))
-            return NULL;
-    const jval *val = &m->val;
-    for (uint32_t j = i + 1; j < obj->len; j++)
-        if (obj->u.members[j].keylen == m->keylen && !memcmp(obj->u.members[j].key, m->key, m->keylen))
-            val = &obj->u.members[j].val;
-    return val;
 }
 
 /* msprobe's op_item_parse(). */
@@ -403,10 +487,9 @@ static int flatten(flattener *f, const jval *v, int depth)
         return 0;
     size_t keep = f->prefix.len;
     if (v->type == J_ARRAY) {
-        int no_index = has_component(f->prefix.buf, f->prefix.len, "parameters_grad");
         for (uint32_t i = 0; i < v->len; i++) {
-            if (!no_index)
-                sb_addf(&f->prefix, ".%u", i);
+            if (!f->in_params_grad)
+                add_index(&f->prefix, i);
             int rc = flatten(f, &v->u.items[i], depth + 1);
             f->prefix.len = keep;
             f->prefix.buf[keep] = 0;
@@ -417,12 +500,16 @@ static int flatten(flattener *f, const jval *v, int depth)
         if (is_leaf(v))
             return leaf_row(f, v);
         for (uint32_t i = 0; i < v->len; i++) {
-            const jval *item = dedup_member(v, i);
+            const jval *item = json_member_value(v, i);
             if (!item)
                 continue;
+            const jmember *m = &v->u.members[i];
             sb_addc(&f->prefix, '.');
-            sb_add(&f->prefix, v->u.members[i].key, v->u.members[i].keylen);
+            sb_add(&f->prefix, m->key, m->keylen);
+            int was = f->in_params_grad;
+            f->in_params_grad |= has_component(m->key, m->keylen, "parameters_grad");
             int rc = flatten(f, item, depth + 1);
+            f->in_params_grad = was;
             f->prefix.len = keep;
             f->prefix.buf[keep] = 0;
             if (rc)
@@ -454,7 +541,7 @@ static int check_item(flattener *f, const jval *v, int depth)
                 return -1;
     } else if (v->type == J_OBJECT) {
         for (uint32_t i = 0; i < v->len; i++) {
-            const jval *item = dedup_member(v, i);
+            const jval *item = json_member_value(v, i);
             if (!item)
                 continue;
             const jmember *m = &v->u.members[i];
@@ -510,7 +597,7 @@ static int contains_md5(const jval *v)
 static int entry_has_md5(const jval *entry)
 {
     for (uint32_t i = 0; i < entry->len; i++) {
-        const jval *v = dedup_member(entry, i);
+        const jval *v = json_member_value(entry, i);
         if (!v)
             continue;
         if (v->type == J_ARRAY)
@@ -594,7 +681,11 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
     dump_data *d = f->d;
     if (py_blacklisted(key, keylen))
         return err_input(d->path, "api name contains special characters, please check!");
-    if (value->type != J_OBJECT)
+    /* debug.json values are arbitrary items (a saved list, a bare leaf,
+     * None); only entries read through input/output keys must be objects. */
+    f->in_params_grad = has_component(key, keylen, "parameters_grad");
+    int whole = f->in_params_grad || has_component(key, keylen, "debug");
+    if (value->type != J_OBJECT && !whole)
         return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(keylen > 200 ? 200 : keylen), key);
     char *name = arena_strndup(&d->mem, key, keylen);
     f->entry_name = name;
@@ -610,16 +701,21 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
     d->entries[d->nentries].name = name;
     d->nentries++;
 
-    if (d->file_type == DUMP_JSON && check_entry(f, value) != 0)
+    if (d->file_type == DUMP_JSON && value->type == J_OBJECT && check_entry(f, value) != 0)
         return -1;
-    if (!d->has_md5)
-        d->has_md5 = d->file_type == DUMP_JSON ? entry_has_md5(value) : debug_has_md5(value, 0);
+    /* per entry, so that a repeated name counts with its last value only */
+    if (f->md5_cap < d->nentries) {
+        f->md5_cap = d->entries_cap;
+        f->md5 = xrealloc(f->md5, f->md5_cap);
+    }
+    f->md5[index] = (uint8_t)(d->file_type == DUMP_JSON ? value->type == J_OBJECT && entry_has_md5(value)
+                                                         : debug_has_md5(value, 0));
 
     size_t first = d->nrows;
     sb_reset(&f->prefix);
     sb_add(&f->prefix, key, keylen);
     int rc = 0;
-    if (has_component(key, keylen, "debug") || has_component(key, keylen, "parameters_grad")) {
+    if (whole) {
         rc = flatten(f, value, 0);
     } else {
         static const char *const io_keys[5] = {"input_args", "input_kwargs", "input", "output", "parameters"};
@@ -667,21 +763,41 @@ static void compact_rows(dump_data *d)
     d->nrows = d->rows_cap = total;
 }
 
+/* The framework a "type": value at p (just after the colon) names, or 0.
+ * Python reads the file with universal newlines, so '\r' ends a line and
+ * \s* never crosses it; other whitespace is what valid JSON can hold. */
+static int type_framework(const char *q, const char *end)
+{
+    while (q < end && (*q == ' ' || *q == '\t' || *q == '\f' || *q == '\v'))
+        q++;
+    if ((size_t)(end - q) >= 10 && !memcmp(q, "\"mindspore", 10))
+        return 'm';
+    if ((size_t)(end - q) >= 6 && !memcmp(q, "\"torch", 6))
+        return 'p';
+    return 0;
+}
+
 static void scan_framework(dump_data *d, const char *buf, size_t len)
 {
     /* msprobe's fallback when "framework" is missing: the first line that
-     * contains "type": "mindspore... or "type": "torch... decides. */
+     * matches "type":\s*"mindspore or "type":\s*"torch decides, and on that
+     * line mindspore is tested first (it wins even when torch comes
+     * earlier, as on a one-line file). */
     const char *p = buf, *end = buf + len;
     while ((p = memmem(p, (size_t)(end - p), "\"type\":", 7)) != NULL) {
-        const char *q = p + 7;
-        while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\f' || *q == '\v'))
-            q++;
-        if ((size_t)(end - q) >= 10 && !memcmp(q, "\"mindspore", 10)) {
-            d->framework_hint = 'm';
-            return;
+        int fw = type_framework(p + 7, end);
+        if (fw == 'p') {
+            const char *eol = p + 7;
+            while (eol < end && *eol != '\n' && *eol != '\r')
+                eol++;
+            for (const char *q = p + 7; (q = memmem(q, (size_t)(eol - q), "\"type\":", 7)) != NULL; q += 7)
+                if (type_framework(q + 7, eol) == 'm') {
+                    fw = 'm';
+                    break;
+                }
         }
-        if ((size_t)(end - q) >= 6 && !memcmp(q, "\"torch", 6)) {
-            d->framework_hint = 'p';
+        if (fw) {
+            d->framework_hint = fw;
             return;
         }
         p += 7;
@@ -738,7 +854,6 @@ int dump_load(const char *path, dump_data *d)
             }
             /* A repeated "data" key replaces the earlier one, as in Python. */
             d->nrows = d->nentries = 0;
-            d->has_md5 = 0;
             strmap_free(&seen);
             strmap_init(&seen, 1024);
             have_data = 1;
@@ -784,6 +899,8 @@ int dump_load(const char *path, dump_data *d)
     }
     if (f.dups)
         compact_rows(d);
+    for (size_t e = 0; e < d->nentries && !d->has_md5; e++)
+        d->has_md5 = f.md5[e];
     if (!d->framework || (strcmp(d->framework, "pytorch") != 0 && strcmp(d->framework, "mindspore") != 0))
         scan_framework(d, (const char *)map.data, map.size);
     rc = 0;
@@ -793,6 +910,7 @@ out:
     jp_free(&jp);
     sb_free(&f.prefix);
     sb_free(&f.tmp);
+    free(f.md5);
     file_unmap(&map);
     return rc;
 }

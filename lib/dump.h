@@ -27,7 +27,8 @@ typedef struct {
     uint8_t pd_ok;     /* pandas.to_numeric(str(value)) is a number */
     uint32_t len;      /* PV_STR / PV_OTHER: text length */
     double num;        /* PV_BOOL (0/1), PV_INT, PV_FLOAT */
-    double pd_num;     /* pandas.to_numeric(str(value)), what msprobe computes with */
+    double pd_num;     /* pandas.to_numeric(str(value)) for PV_STR and PV_INT; for
+                        * PV_FLOAT the value itself (see pd_float_roundtrip) */
     const char *text;  /* PV_STR: the string; PV_OTHER: str() of a list/dict */
 } pyval;
 

@@ -61,7 +61,9 @@ int file_map(const char *path, size_t max_size, mapped_file *out)
             out->path = NULL;
             return err_input(path, "cannot map: %s", strerror(e));
         }
-        madvise(p, out->size, MADV_SEQUENTIAL | MADV_WILLNEED);
+        /* two calls: the advice values are not flags */
+        madvise(p, out->size, MADV_SEQUENTIAL);
+        madvise(p, out->size, MADV_WILLNEED);
         out->data = p;
     }
     close(fd);

@@ -1,6 +1,7 @@
 #include "json.h"
 #include "log.h"
 #include "numfmt.h"
+#include "strmap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,11 +44,32 @@ static int fail(jparser *jp, const char *what)
     return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu", what, line, col);
 }
 
+/* Python writes dumps with indent=1: a newline and a run of spaces before
+ * almost every value, so runs of spaces are skipped eight at a time. */
 static inline void skip_ws(jparser *jp)
 {
     const char *p = jp->p, *e = jp->end;
-    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
+    while (p < e) {
+        char c = *p;
+        if (c == ' ') {
+            while (e - p >= 8) {
+                uint64_t v;
+                memcpy(&v, p, 8);
+                v ^= 0x2020202020202020ULL;
+                if (v) {
+                    p += __builtin_ctzll(v) / 8;
+                    goto next;
+                }
+                p += 8;
+            }
+            p++;
+        } else if (c == '\n' || c == '\r' || c == '\t') {
+            p++;
+        } else {
+            break;
+        }
+    next:;
+    }
     jp->p = p;
 }
 
@@ -169,10 +191,26 @@ static size_t put_utf8(char *d, unsigned cp)
 
 /* Parse a string at jp->p (which is at the opening quote). Strings without
  * escapes are returned as a view into the buffer. */
+/* A byte of the word is '"', '\\' or a control character: the word needs
+ * a closer look. Eight bytes at a time, since dumps are mostly strings. */
+static inline int word_special(uint64_t v)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs ? 1 : 0;
+}
+
 static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
 {
     const char *s = ++jp->p, *p = s, *e = jp->end;
     int escaped = 0;
+    while (e - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        if (word_special(v))
+            break;
+        p += 8;
+    }
     while (p < e && *p != '"') {
         unsigned char c = (unsigned char)*p;
         if (c < 0x20) {
@@ -269,6 +307,36 @@ static jmember *mpush(jparser *jp)
 
 static int parse_value(jparser *jp, arena *a, jval *out);
 
+static int same_key(const jmember *a, const jmember *b)
+{
+    return a->keylen == b->keylen && (a->keylen == 0 || (a->key[0] == b->key[0] && !memcmp(a->key, b->key, a->keylen)));
+}
+
+/* Objects are small except a few (stack.json, "data"): pairwise below 32
+ * members, a hash set above. */
+static int has_duplicate_keys(const jmember *m, size_t n)
+{
+    if (n < 2)
+        return 0;
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (same_key(&m[i], &m[j]))
+                    return 1;
+        return 0;
+    }
+    strmap seen;
+    strmap_init(&seen, n);
+    int dup = 0;
+    for (size_t i = 0; i < n && !dup; i++) {
+        int added;
+        strmap_put(&seen, m[i].key, m[i].keylen, i, &added);
+        dup = !added;
+    }
+    strmap_free(&seen);
+    return dup;
+}
+
 static int parse_array(jparser *jp, arena *a, jval *out)
 {
     jp->p++;
@@ -353,6 +421,7 @@ static int parse_object(jparser *jp, arena *a, jval *out)
     size_t n = jp->mtop - base;
     out->type = J_OBJECT;
     out->len = (uint32_t)n;
+    out->has_dups = (uint8_t)has_duplicate_keys(jp->mstack + base, n);
     out->u.members = NULL;
     if (n) {
         out->u.members = arena_alloc(a, n * sizeof(jmember));
@@ -495,6 +564,21 @@ const jval *json_get(const jval *obj, const char *key)
             return &m->val;
     }
     return NULL;
+}
+
+const jval *json_member_value(const jval *obj, uint32_t i)
+{
+    const jmember *m = &obj->u.members[i];
+    if (!obj->has_dups)
+        return &m->val;
+    for (uint32_t j = 0; j < i; j++)
+        if (same_key(&obj->u.members[j], m))
+            return NULL;
+    const jval *val = &m->val;
+    for (uint32_t j = i + 1; j < obj->len; j++)
+        if (same_key(&obj->u.members[j], m))
+            val = &obj->u.members[j].val;
+    return val;
 }
 
 int json_key_is(const jmember *m, const char *key)

@@ -30,6 +30,7 @@ typedef struct jmember jmember;
 struct jval {
     uint8_t type;      /* jtype */
     uint8_t is_int;    /* J_NUMBER written as an integer (Python int) */
+    uint8_t has_dups;  /* J_OBJECT with a repeated key (rare; see json_member_value) */
     uint32_t len;      /* J_STRING: bytes; J_ARRAY: items; J_OBJECT: members; J_NUMBER: text length */
     union {
         double num;           /* J_NUMBER (NaN/Infinity tokens give the IEEE values) */
@@ -84,6 +85,11 @@ int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *ou
 const jval *json_get(const jval *obj, const char *key);
 int json_key_is(const jmember *m, const char *key);
 int json_str_eq(const jval *v, const char *s);   /* J_STRING equal to s */
+
+/* Python dict semantics for objects with repeated keys: iterate member i
+ * only if it is the first occurrence of its key, and then with the value of
+ * the last occurrence. Returns NULL for members to skip. */
+const jval *json_member_value(const jval *obj, uint32_t i);
 
 /* Python truthiness of a JSON value: null/false/0/""/[]/{} are false. */
 int json_truthy(const jval *v);

@@ -2,6 +2,7 @@
 #include "numfmt.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -21,6 +22,12 @@ static void init_table(void)
         snprintf(buf, sizeof buf, "1e%d", i);
         pow10_table[i] = strtod(buf, NULL);
     }
+}
+
+/* The int that two's complement wrap-around gives for u. */
+static int wrap_int32(unsigned u)
+{
+    return u <= (unsigned)INT_MAX ? (int)u : (int)(u - (unsigned)INT_MAX - 1u) + INT_MIN;
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
@@ -71,13 +78,17 @@ static int precise_xstrtod(const char *s, size_t n, double *out)
         int eneg = 0;
         if (p < n && (s[p] == '-' || s[p] == '+'))
             eneg = s[p++] == '-';
-        int k = 0, e = 0;
+        /* pandas accumulates up to 17 exponent digits in a C int, which
+         * wraps in its build: "1e4294967297" is 10.0 and "1e2147483648"
+         * is 0.0 there. Same results here without signed overflow. */
+        int k = 0;
+        unsigned e = 0;
         while (k < max_digits && p < n && is_digit(s[p])) {
-            e = e * 10 + (s[p] - '0');
+            e = e * 10u + (unsigned)(s[p] - '0');
             k++;
             p++;
         }
-        exponent += eneg ? -e : e;
+        exponent = wrap_int32(eneg ? (unsigned)exponent - e : (unsigned)exponent + e);
         if (k == 0)
             p--;
     }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,18 +39,35 @@ static void csv_reserve(table_writer *t, size_t n)
     t->buf = xrealloc(t->buf, t->bcap);
 }
 
+/* Fields are quoted only when they hold a comma, a quote or a line break
+ * (Python's csv QUOTE_MINIMAL); checked eight bytes at a time. */
+static int csv_needs_quotes(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v, a, b, c, d;
+        memcpy(&v, s + i, 8);
+        a = v ^ (ones * ','), b = v ^ (ones * '"'), c = v ^ (ones * '\n'), d = v ^ (ones * '\r');
+        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) | ((d - ones) & ~d)) & highs)
+            break;
+    }
+    for (; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+            return 1;
+    return 0;
+}
+
 static void csv_text(table_writer *t, const char *s, size_t n)
 {
-    int quote = 0;
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-    csv_reserve(t, 2 * n + 3);
-    char *o = t->buf + t->blen;
-    if (!quote) {
-        memcpy(o, s, n);
+    if (!csv_needs_quotes(s, n)) {
+        csv_reserve(t, n);
+        memcpy(t->buf + t->blen, s, n);
         t->blen += n;
         return;
     }
+    csv_reserve(t, 2 * n + 3);
+    char *o = t->buf + t->blen;
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"')

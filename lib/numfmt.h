@@ -1,0 +1,39 @@
+/* Fast, exact number <-> text conversions.
+ *
+ * The compare tables must print numbers byte for byte the way msprobe's
+ * Python code does (C's "%.16g" and Python's repr()), and the JSON reader
+ * must turn number tokens into the same doubles strtod() gives.  glibc is
+ * correct but slow for the volumes a compare handles, so these do the common
+ * cases with 128-bit arithmetic and hand the rare undecidable ones to glibc.
+ * Results are always identical to glibc / CPython.
+ *
+ * Thread-safe.  Relies on the "C" LC_NUMERIC locale (msprobe never calls
+ * setlocale), as glibc's own answers then use '.' as the decimal point.
+ */
+#ifndef MSP_NUMFMT_H
+#define MSP_NUMFMT_H
+
+#include <stddef.h>
+
+/* Size of a buffer that holds any result of the formatters below. */
+enum { NUMFMT_BUFSZ = 32 };
+
+/* Both write a NUL-terminated string into buf (>= NUMFMT_BUFSZ bytes) and
+ * return its length.
+ *
+ * fmt_g16: same bytes as snprintf(buf, n, "%.16g", x), including "-0",
+ * "inf", "-inf", "nan" and "-nan" (glibc prints the sign of a NaN).
+ *
+ * fmt_pyrepr: same text as CPython 3 repr(x): the shortest digits that read
+ * back as x (the closest such if several), fixed notation when the decimal
+ * exponent is in [-4, 15] with ".0" after whole numbers ("100.0", "0.0001",
+ * "-0.0"), else "1e-05", "1.2345678901234568e+17"; "inf", "-inf", "nan". */
+size_t fmt_g16(double x, char *buf);
+size_t fmt_pyrepr(double x, char *buf);
+
+/* s[0..n) is a JSON number (-?int(.frac)?([eE][+-]?digits)?), not
+ * NUL-terminated.  Returns exactly what strtod() returns for that text:
+ * correctly rounded, +-inf on overflow, +-0 or a denormal on underflow. */
+double parse_double(const char *s, size_t n);
+
+#endif

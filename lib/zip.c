@@ -1,0 +1,488 @@
+#include "zip.h"
+#include "log.h"
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define SIG_LOCAL 0x04034b50u
+#define SIG_CENTRAL 0x02014b50u
+#define SIG_EOCD 0x06054b50u
+#define SIG_EOCD64 0x06064b50u
+#define SIG_LOCATOR64 0x07064b50u
+
+#define EOCD_LEN 22
+#define LOCATOR64_LEN 20
+#define EOCD64_LEN 56
+#define CENTRAL_LEN 46
+#define LOCAL_LEN 30
+
+/* Deflate cannot expand more than about 1032:1; anything claiming more is
+ * a forged header or a bomb. */
+#define MAX_DEFLATE_RATIO 1032
+
+static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* Is [off, off+len) inside [0, limit)? */
+static int fits(uint64_t off, uint64_t len, uint64_t limit) { return off <= limit && len <= limit - off; }
+
+static int find_eocd(const zip_archive *z, size_t *at)
+{
+    if (z->size < EOCD_LEN)
+        return err_input(z->path, "not a zip archive: too short for an end-of-central-directory record");
+    size_t lowest = z->size - EOCD_LEN > 0xffff ? z->size - EOCD_LEN - 0xffff : 0;
+    for (size_t p = z->size - EOCD_LEN + 1; p-- > lowest;) {
+        if (rd32(z->data + p) == SIG_EOCD && p + EOCD_LEN + rd16(z->data + p + 20) <= z->size) {
+            *at = p;
+            return 0;
+        }
+    }
+    return err_input(z->path, "not a zip archive: no end-of-central-directory record");
+}
+
+/* Fill in count, cd offset and size, from the zip64 records when present. */
+static int read_end_records(const zip_archive *z, size_t eocd, uint64_t *count, uint64_t *cd_off, uint64_t *cd_size,
+                            uint64_t *cd_limit)
+{
+    const unsigned char *e = z->data + eocd;
+    if (rd16(e + 4) != 0 || (rd16(e + 6) != 0 && rd16(e + 6) != 0xffff))
+        return err_input(z->path, "multi-disk zip archives are not supported");
+    *count = rd16(e + 10);
+    *cd_size = rd32(e + 12);
+    *cd_off = rd32(e + 16);
+    *cd_limit = eocd;
+    if (eocd >= LOCATOR64_LEN && rd32(z->data + eocd - LOCATOR64_LEN) == SIG_LOCATOR64) {
+        const unsigned char *loc = z->data + eocd - LOCATOR64_LEN;
+        uint64_t off = rd64(loc + 8);
+        if (rd32(loc + 4) != 0 || rd32(loc + 16) > 1)
+            return err_input(z->path, "multi-disk zip archives are not supported");
+        if (!fits(off, EOCD64_LEN, eocd - LOCATOR64_LEN) || rd32(z->data + off) != SIG_EOCD64)
+            return err_input(z->path, "corrupt zip archive: bad zip64 end-of-central-directory offset");
+        const unsigned char *e64 = z->data + off;
+        if (rd32(e64 + 16) != 0 || rd32(e64 + 20) != 0)
+            return err_input(z->path, "multi-disk zip archives are not supported");
+        *count = rd64(e64 + 32);
+        *cd_size = rd64(e64 + 40);
+        *cd_off = rd64(e64 + 48);
+        *cd_limit = off;
+    } else if (*count == 0xffff || *cd_size == 0xffffffffu || *cd_off == 0xffffffffu) {
+        return err_input(z->path, "corrupt zip archive: zip64 values without a zip64 end record");
+    }
+    if (!fits(*cd_off, *cd_size, *cd_limit))
+        return err_input(z->path, "corrupt zip archive: central directory (offset %llu, %llu bytes) lies outside "
+                                  "the file", (unsigned long long)*cd_off, (unsigned long long)*cd_size);
+    if (*count > *cd_size / CENTRAL_LEN)
+        return err_input(z->path, "corrupt zip archive: %llu entries cannot fit in a %llu-byte central directory",
+                         (unsigned long long)*count, (unsigned long long)*cd_size);
+    return 0;
+}
+
+/* Replace 0xFFFFFFFF fields by their zip64 extra-field values. */
+static int apply_zip64(const zip_archive *z, const unsigned char *extra, size_t xlen, zip_entry *e, int need_size,
+                       int need_csize, int need_off)
+{
+    size_t p = 0;
+    while (p + 4 <= xlen) {
+        uint16_t id = rd16(extra + p), len = rd16(extra + p + 2);
+        if (len > xlen - p - 4)
+            return err_input(z->path, "corrupt zip archive: extra field of '%.*s' overruns its header",
+                             (int)e->name_len, e->name);
+        if (id == 0x0001) {
+            const unsigned char *f = extra + p + 4, *end = f + len;
+            if (need_size) {
+                if (end - f < 8)
+                    break;
+                e->size = rd64(f);
+                f += 8;
+                need_size = 0;
+            }
+            if (need_csize) {
+                if (end - f < 8)
+                    break;
+                e->comp_size = rd64(f);
+                f += 8;
+                need_csize = 0;
+            }
+            if (need_off) {
+                if (end - f < 8)
+                    break;
+                e->local_offset = rd64(f);
+                need_off = 0;
+            }
+        }
+        p += 4 + (size_t)len;
+    }
+    if (need_size || need_csize || need_off)
+        return err_input(z->path, "corrupt zip archive: entry '%.*s' lacks its zip64 sizes", (int)e->name_len,
+                         e->name);
+    return 0;
+}
+
+int zip_open(zip_archive *z, const char *path, const unsigned char *data, size_t size)
+{
+    memset(z, 0, sizeof *z);
+    z->path = path;
+    z->data = data;
+    z->size = size;
+    size_t eocd = 0;
+    uint64_t count = 0, cd_off = 0, cd_size = 0, cd_limit = 0;
+    if (find_eocd(z, &eocd) != 0 || read_end_records(z, eocd, &count, &cd_off, &cd_size, &cd_limit) != 0)
+        return -1;
+    z->entries = xcalloc(count ? (size_t)count : 1, sizeof *z->entries);
+    const unsigned char *p = data + cd_off, *end = p + cd_size;
+    for (uint64_t i = 0; i < count; i++) {
+        if (end - p < CENTRAL_LEN || rd32(p) != SIG_CENTRAL)
+            goto corrupt;
+        size_t nlen = rd16(p + 28), xlen = rd16(p + 30), clen = rd16(p + 32);
+        if ((size_t)(end - p) - CENTRAL_LEN < nlen + xlen + clen)
+            goto corrupt;
+        zip_entry *e = &z->entries[i];
+        e->flags = rd16(p + 8);
+        e->method = rd16(p + 10);
+        e->crc = rd32(p + 16);
+        e->comp_size = rd32(p + 20);
+        e->size = rd32(p + 24);
+        e->local_offset = rd32(p + 42);
+        e->name = (const char *)p + CENTRAL_LEN;
+        e->name_len = nlen;
+        if (rd16(p + 34) != 0 && rd16(p + 34) != 0xffff) {
+            zip_close(z);
+            return err_input(path, "multi-disk zip archives are not supported");
+        }
+        if (apply_zip64(z, p + CENTRAL_LEN + nlen, xlen, e, e->size == 0xffffffffu, e->comp_size == 0xffffffffu,
+                        e->local_offset == 0xffffffffu) != 0) {
+            zip_close(z);
+            return -1;
+        }
+        z->count++;
+        p += CENTRAL_LEN + nlen + xlen + clen;
+    }
+    return 0;
+corrupt:
+    zip_close(z);
+    return err_input(path, "corrupt zip archive: bad central directory entry");
+}
+
+void zip_close(zip_archive *z)
+{
+    free(z->entries);
+    z->entries = NULL;
+    z->count = 0;
+}
+
+const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < z->count; i++)
+        if (z->entries[i].name_len == name_len && memcmp(z->entries[i].name, name, name_len) == 0)
+            return &z->entries[i];
+    return NULL;
+}
+
+static int inflate_entry(const zip_archive *z, const zip_entry *e, const unsigned char *src, unsigned char *dst)
+{
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
+        return err_internal(z->path, "cannot initialise zlib");
+    uint64_t in_left = e->comp_size, out_left = e->size;
+    s.next_in = (unsigned char *)src;
+    s.next_out = dst;
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        /* zlib counts in 32 bits; feed big entries piecewise. */
+        if (s.avail_in == 0) {
+            s.avail_in = in_left > 0x40000000u ? 0x40000000u : (uInt)in_left;
+            in_left -= s.avail_in;
+        }
+        if (s.avail_out == 0) {
+            s.avail_out = out_left > 0x40000000u ? 0x40000000u : (uInt)out_left;
+            out_left -= s.avail_out;
+        }
+        rc = inflate(&s, Z_NO_FLUSH);
+    }
+    const char *msg = s.msg;
+    int input_used_up = s.avail_in == 0 && in_left == 0;
+    uint64_t produced = e->size - out_left - s.avail_out;
+    inflateEnd(&s);
+    const char *nm = e->name;
+    int nl = (int)e->name_len;
+    if (rc == Z_STREAM_END && produced == e->size)
+        return 0;
+    if (rc == Z_STREAM_END)
+        return err_input(z->path, "zip entry '%.*s' inflates to %llu bytes, %llu were declared", nl, nm,
+                         (unsigned long long)produced, (unsigned long long)e->size);
+    if (rc == Z_BUF_ERROR && input_used_up)
+        return err_input(z->path, "zip entry '%.*s' is truncated: its deflate stream ends early", nl, nm);
+    if (rc == Z_BUF_ERROR)
+        return err_input(z->path, "zip entry '%.*s' inflates to more than its declared %llu bytes", nl, nm,
+                         (unsigned long long)e->size);
+    return err_input(z->path, "zip entry '%.*s' has corrupt deflate data (%s)", nl, nm, msg ? msg : "zlib error");
+}
+
+int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
+             void **owned)
+{
+    *data = NULL;
+    *size = 0;
+    *owned = NULL;
+    const char *nm = e->name;
+    int nl = (int)e->name_len;
+    if (e->flags & 1)
+        return err_input(z->path, "zip entry '%.*s' is encrypted", nl, nm);
+    if (e->method != 0 && e->method != 8)
+        return err_input(z->path, "zip entry '%.*s' uses compression method %u; only stored and deflated are "
+                                  "supported", nl, nm, e->method);
+    if (!fits(e->local_offset, LOCAL_LEN, z->size) || rd32(z->data + e->local_offset) != SIG_LOCAL)
+        return err_input(z->path, "corrupt zip archive: bad local header offset for '%.*s'", nl, nm);
+    const unsigned char *lh = z->data + e->local_offset;
+    uint64_t start = e->local_offset + LOCAL_LEN + rd16(lh + 26) + rd16(lh + 28);
+    if (rd16(lh + 26) != e->name_len || !fits(e->local_offset + LOCAL_LEN, e->name_len, z->size)
+        || memcmp(lh + LOCAL_LEN, e->name, e->name_len) != 0)
+        return err_input(z->path, "corrupt zip archive: local header of '%.*s' does not match the central directory",
+                         nl, nm);
+    if (!fits(start, e->comp_size, z->size))
+        return err_input(z->path, "corrupt zip archive: data of '%.*s' (%llu bytes at offset %llu) lies outside the "
+                                  "file", nl, nm, (unsigned long long)e->comp_size, (unsigned long long)start);
+    if (max_size && e->size > max_size)
+        return err_input(z->path, "zip entry '%.*s' is too large (%llu bytes, the limit is %zu)", nl, nm,
+                         (unsigned long long)e->size, max_size);
+    if (e->method == 0) {
+        if (e->comp_size != e->size)
+            return err_input(z->path, "corrupt zip archive: stored entry '%.*s' has different sizes", nl, nm);
+        *data = z->data + start;
+        *size = (size_t)e->size;
+        return 0;
+    }
+    if (e->size / MAX_DEFLATE_RATIO > e->comp_size || e->size > SIZE_MAX / 2)
+        return err_input(z->path, "zip entry '%.*s' claims to inflate %llu bytes to %llu, an impossible ratio "
+                                  "(zip bomb?)", nl, nm, (unsigned long long)e->comp_size,
+                         (unsigned long long)e->size);
+    /* The size comes from the file: running out of memory here is the
+     * input's fault, reported as such rather than aborting. */
+    unsigned char *buf = malloc(e->size ? (size_t)e->size : 1);
+    if (!buf)
+        return err_input(z->path, "zip entry '%.*s' needs %llu bytes when inflated; not enough memory", nl, nm,
+                         (unsigned long long)e->size);
+    if (inflate_entry(z, e, z->data + start, buf) != 0) {
+        free(buf);
+        return -1;
+    }
+    uLong crc = crc32_z(0, buf, (size_t)e->size);
+    if (crc != e->crc) {
+        free(buf);
+        return err_input(z->path, "zip entry '%.*s' fails its CRC-32 check", nl, nm);
+    }
+    *data = buf;
+    *owned = buf;
+    *size = (size_t)e->size;
+    return 0;
+}
+
+/* ---- writer ----------------------------------------------------------- */
+
+int zip_sink_stdio(void *file, const void *p, size_t n) { return fwrite(p, 1, n, file) == n ? 0 : -1; }
+
+int zip_sink_strbuf(void *sb, const void *p, size_t n)
+{
+    sb_add(sb, p, n);
+    return 0;
+}
+
+static void put16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    put16(p, v & 0xffff);
+    put16(p + 2, v >> 16);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static int emit(zip_writer *w, const void *p, size_t n)
+{
+    if (n && w->sink(w->ctx, p, n) != 0)
+        return err_internal(NULL, "cannot write zip data");
+    w->pos += n;
+    return 0;
+}
+
+void zip_writer_init(zip_writer *w, zip_sink sink, void *ctx)
+{
+    memset(w, 0, sizeof *w);
+    w->sink = sink;
+    w->ctx = ctx;
+}
+
+static int deflate_all(const void *data, size_t size, strbuf *out)
+{
+    z_stream s;
+    memset(&s, 0, sizeof s);
+    if (deflateInit2(&s, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return err_internal(NULL, "cannot initialise zlib");
+    s.next_in = (unsigned char *)data;
+    size_t in_left = size;
+    int rc;
+    do {
+        if (s.avail_in == 0 && in_left) {
+            s.avail_in = in_left > 0x40000000u ? 0x40000000u : (uInt)in_left;
+            in_left -= s.avail_in;
+        }
+        sb_grow(out, 65536);
+        s.next_out = (unsigned char *)out->buf + out->len;
+        s.avail_out = 65536;
+        rc = deflate(&s, in_left || s.avail_in ? Z_NO_FLUSH : Z_FINISH);
+        out->len += 65536 - s.avail_out;
+    } while (rc == Z_OK || rc == Z_BUF_ERROR);
+    deflateEnd(&s);
+    return rc == Z_STREAM_END ? 0 : err_internal(NULL, "deflate failed");
+}
+
+int zip_writer_add(zip_writer *w, const char *name, const void *data, size_t size, int method)
+{
+    strbuf packed = STRBUF_INIT;
+    const void *body = data;
+    size_t body_len = size;
+    if (method == 8) {
+        if (deflate_all(data, size, &packed) != 0) {
+            sb_free(&packed);
+            return -1;
+        }
+        body = packed.buf;
+        body_len = packed.len;
+    }
+    uint32_t crc = (uint32_t)crc32_z(0, data, size);
+    size_t nlen = strlen(name);
+    int z64 = w->force_zip64 || size >= 0xffffffffu || body_len >= 0xffffffffu;
+    size_t xlen = z64 ? 20 : 0;
+    size_t pad = 0;
+    if (w->align > 1) {
+        uint64_t data_at = w->pos + LOCAL_LEN + nlen + xlen + 4;
+        pad = (size_t)((w->align - data_at % w->align) % w->align);
+    }
+    size_t hlen = LOCAL_LEN + nlen + xlen + (w->align > 1 ? 4 + pad : 0);
+    unsigned char *h = xcalloc(1, hlen);
+    put32(h, SIG_LOCAL);
+    put16(h + 4, z64 ? 45 : 20);
+    put16(h + 6, 0x0800); /* names are UTF-8 */
+    put16(h + 8, (unsigned)method);
+    put16(h + 12, 0x21); /* 1980-01-01, the earliest DOS date */
+    put32(h + 14, crc);
+    put32(h + 18, z64 ? 0xffffffffu : (uint32_t)body_len);
+    put32(h + 22, z64 ? 0xffffffffu : (uint32_t)size);
+    put16(h + 26, (unsigned)nlen);
+    put16(h + 28, (unsigned)(hlen - LOCAL_LEN - nlen));
+    memcpy(h + LOCAL_LEN, name, nlen);
+    unsigned char *x = h + LOCAL_LEN + nlen;
+    if (z64) {
+        put16(x, 1);
+        put16(x + 2, 16);
+        put64(x + 4, size);
+        put64(x + 12, body_len);
+        x += 20;
+    }
+    if (w->align > 1) {
+        put16(x, 0x4246); /* "FB", torch's padding record */
+        put16(x + 2, (unsigned)pad);
+        memset(x + 4, 'Z', pad);
+    }
+    if (w->count == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 8;
+        w->entries = xrealloc(w->entries, w->cap * sizeof *w->entries);
+    }
+    zip_written *e = &w->entries[w->count++];
+    *e = (zip_written){ xstrdup(name), body_len, size, w->pos, crc, (uint16_t)method };
+    int rc = emit(w, h, hlen) != 0 || emit(w, body, body_len) != 0 ? -1 : 0;
+    free(h);
+    sb_free(&packed);
+    return rc;
+}
+
+int zip_writer_finish(zip_writer *w)
+{
+    uint64_t cd_start = w->pos;
+    int z64_end = w->force_zip64 || w->count >= 0xffff;
+    for (size_t i = 0; i < w->count; i++) {
+        zip_written *e = &w->entries[i];
+        int z64 = w->force_zip64 || e->size >= 0xffffffffu || e->comp_size >= 0xffffffffu
+                  || e->local_offset >= 0xffffffffu;
+        z64_end |= z64;
+        size_t nlen = strlen(e->name);
+        unsigned char h[CENTRAL_LEN + 28];
+        memset(h, 0, sizeof h);
+        put32(h, SIG_CENTRAL);
+        put16(h + 4, z64 ? 45 : 20);
+        put16(h + 6, z64 ? 45 : 20);
+        put16(h + 8, 0x0800);
+        put16(h + 10, e->method);
+        put16(h + 14, 0x21);
+        put32(h + 16, e->crc);
+        put32(h + 20, z64 ? 0xffffffffu : (uint32_t)e->comp_size);
+        put32(h + 24, z64 ? 0xffffffffu : (uint32_t)e->size);
+        put16(h + 28, (unsigned)nlen);
+        put16(h + 30, z64 ? 28 : 0);
+        put32(h + 42, z64 ? 0xffffffffu : (uint32_t)e->local_offset);
+        if (z64) {
+            unsigned char *x = h + CENTRAL_LEN;
+            put16(x, 1);
+            put16(x + 2, 24);
+            put64(x + 4, e->size);
+            put64(x + 12, e->comp_size);
+            put64(x + 20, e->local_offset);
+        }
+        if (emit(w, h, CENTRAL_LEN) != 0 || emit(w, e->name, nlen) != 0
+            || (z64 && emit(w, h + CENTRAL_LEN, 28) != 0))
+            return -1;
+    }
+    uint64_t cd_size = w->pos - cd_start;
+    z64_end |= cd_start >= 0xffffffffu || cd_size >= 0xffffffffu;
+    if (z64_end) {
+        uint64_t e64_at = w->pos;
+        unsigned char e64[EOCD64_LEN + LOCATOR64_LEN];
+        memset(e64, 0, sizeof e64);
+        put32(e64, SIG_EOCD64);
+        put64(e64 + 4, EOCD64_LEN - 12);
+        put16(e64 + 12, 45);
+        put16(e64 + 14, 45);
+        put64(e64 + 24, w->count);
+        put64(e64 + 32, w->count);
+        put64(e64 + 40, cd_size);
+        put64(e64 + 48, cd_start);
+        unsigned char *loc = e64 + EOCD64_LEN;
+        put32(loc, SIG_LOCATOR64);
+        put64(loc + 8, e64_at);
+        put32(loc + 16, 1);
+        if (emit(w, e64, sizeof e64) != 0)
+            return -1;
+    }
+    unsigned char end[EOCD_LEN];
+    memset(end, 0, sizeof end);
+    put32(end, SIG_EOCD);
+    put16(end + 8, z64_end ? 0xffff : (unsigned)w->count);
+    put16(end + 10, z64_end ? 0xffff : (unsigned)w->count);
+    put32(end + 12, z64_end ? 0xffffffffu : (uint32_t)cd_size);
+    put32(end + 16, z64_end ? 0xffffffffu : (uint32_t)cd_start);
+    int rc = emit(w, end, sizeof end);
+    zip_writer_free(w);
+    return rc;
+}
+
+void zip_writer_free(zip_writer *w)
+{
+    for (size_t i = 0; i < w->count; i++)
+        free(w->entries[i].name);
+    free(w->entries);
+    w->entries = NULL;
+    w->count = w->cap = 0;
+}

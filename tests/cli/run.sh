@@ -1,0 +1,115 @@
+#!/bin/sh
+# Runs the CLI behaviour tests of tests/cli/cases.txt against BUILD/msprobe.
+set -u
+BUILD=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+BIN="$top/$BUILD/msprobe"
+T=testdata
+W=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-cli.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+F="$W/fix"
+mkdir -p "$F"
+
+# ---- fixtures that are wrong on purpose (made here, not checked in) ----
+feat_t=$T/features/target/step0/rank0
+feat_b=$T/features/bench/step0/rank0
+put() { mkdir -p "$F/$1" && printf '%s' "$2" > "$F/$1/dump.json"; }
+mkdir -p "$F/trunc" && head -c 3000 "$feat_t/dump.json" > "$F/trunc/dump.json"
+put malformed '{"task": "statistics", "data": {"a": [1, 2,]}}'
+put empty ''
+put notobj '[1, 2]'
+put datanotobj '{"task": "statistics", "data": [1]}'
+put nodata '{"task": "statistics"}'
+put entrynotobj '{"task": "statistics", "data": {"Functional.a.0.forward": [1]}}'
+put shape '{"task": "statistics", "data": {"Functional.a.0.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": 4}]}}}'
+put reqgrad '{"task": "statistics", "data": {"Functional.a.0.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [4], "requires_grad": "yes"}]}}}'
+put badname '{"task": "statistics", "data": {"=cmd.a.0.forward": {"input_args": []}}}'
+put deep '{"task": "statistics", "data": {"Functional.a.0.forward": {"input_args": [[[[[[[[[[[[1]]]]]]]]]]]]}}}'
+put nodirection '{"task": "statistics", "data": {"Functional.a.0": {"input_args": [{"type": "int", "value": 1}]}}}'
+put tensor '{"task": "tensor", "data": {}}'
+put notask '{"data": {}}'
+mkdir -p "$F/debug" && printf '{"task": "statistics", "data": {}}' > "$F/debug/debug.json"
+mkdir -p "$F/link" && ln -s "$top/$feat_t/dump.json" "$F/link/dump.json"
+ln -s "$top/$feat_t" "$F/linkdir"
+mkdir -p "$F/nodump" && cp "$feat_t/stack.json" "$F/nodump/"
+mkdir -p "$F/nostack" && cp "$feat_t/dump.json" "$F/nostack/"
+mkdir -p "$F/badstack" && cp "$feat_t/dump.json" "$F/badstack/" &&
+    printf '{"Functional.linear.0.forward": "oops"}' > "$F/badstack/stack.json"
+for r in rank0 rank1; do
+    mkdir -p "$F/step_t/$r" "$F/step_b/$r"
+    cp "$feat_t"/*.json "$F/step_t/$r/"
+    cp "$feat_b"/*.json "$F/step_b/$r/"
+done
+mkdir -p "$F/step_one/rank0" && cp "$feat_b"/*.json "$F/step_one/rank0/"
+mkdir -p "$F/stray/rank0" && cp "$feat_t"/*.json "$F/stray/rank0/" && echo x > "$F/stray/notes.txt"
+for s in step0 step1; do
+    mkdir -p "$F/root_t" "$F/root_b"
+    cp -r "$F/step_t" "$F/root_t/$s"
+    cp -r "$F/step_b" "$F/root_b/$s"
+done
+mkdir -p "$F/root_one" && cp -r "$F/step_b" "$F/root_one/step0"
+printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json"}' "$feat_t" "$feat_b" > "$F/compare_autostack.json"
+printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json", "stack_path": "%s/stack.json", "is_print_compare_log": true}' \
+    "$feat_t" "$feat_b" "$feat_t" > "$F/compare_stack_path.json"
+printf '{"bench_path": "%s/dump.json"}' "$feat_b" > "$F/compare_no_npu.json"
+printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json", "is_print_compare_log": "yes"}' "$feat_t" "$feat_b" \
+    > "$F/compare_log_flag.json"
+printf '{"npu_path": "%s", "bench_path": "%s", "rank_id": [0]}' "$feat_t" "$feat_b" > "$F/compare_rank_id.json"
+ln -s "$BIN" "$W/msprobe-compare"
+
+fail=0 n=0
+trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
+while IFS='|' read -r name code errtext golden args; do
+    case "$name" in '#'*|'') continue ;; esac
+    name=$(trim "$name"); code=$(trim "$code"); errtext=$(trim "$errtext"); golden=$(trim "$golden")
+    n=$((n + 1))
+    O="$W/out$n"
+    args=$(eval "printf '%s' \"$args\"")
+    prog="$BIN"
+    case "$args" in " @"*|"@"*) args=$(trim "$args"); args=${args#@}; prog="$W/${args%% *}"; args=${args#* } ;; esac
+    # shellcheck disable=SC2086
+    "$prog" $args > "$W/stdout" 2> "$W/stderr"
+    rc=$?
+    why=""
+    [ "$rc" = "$code" ] || why="exit $rc, expected $code"
+    if [ -z "$why" ] && [ "$errtext" != "-" ] && ! grep -qF -- "$errtext" "$W/stderr"; then
+        why="stderr lacks '$errtext'"
+    fi
+    if [ -z "$why" ] && [ "$code" = 2 ] && [ "$errtext" != usage ]; then
+        lines=$(grep -vc '^Try ' "$W/stderr")
+        [ "$lines" = 1 ] || why="$lines lines on stderr, expected one"
+    fi
+    if [ -z "$why" ] && [ "$rc" != 0 ] && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
+        why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
+    fi
+    if [ -z "$why" ]; then
+        case "$golden" in
+        -) ;;
+        xlsx)
+            f=$(find "$O" -name 'compare_result_*.xlsx')
+            [ -n "$f" ] && [ "$(head -c 2 "$f")" = PK ] || why="no xlsx result" ;;
+        ranks:*|steps:*)
+            want=${golden#*:}
+            got=$(find "$O" -name 'compare_result_rank*.csv' | wc -l)
+            [ "$golden" = "steps:2" ] && want=$((want * 2))
+            [ "$got" = "$want" ] || why="$got result files, expected $want"
+            for f in $(find "$O" -name 'compare_result_rank*.csv'); do
+                cmp -s "$f" tests/cli/golden/features.csv || why="$f differs from features.csv"
+            done ;;
+        *)
+            f=$(find "$O" -name '*compare_result*.csv')
+            if [ -z "$f" ]; then why="no csv result"
+            elif ! cmp -s "$f" "$golden"; then why="result differs from $golden"; diff "$golden" "$f" | head -5; fi ;;
+        esac
+    fi
+    if [ -n "$why" ]; then
+        echo "FAIL $name: $why"
+        sed 's/^/     | /' "$W/stderr" | head -5
+        fail=1
+    else
+        echo "ok   $name"
+    fi
+done < tests/cli/cases.txt
+echo "cli: $n cases"
+exit $fail

@@ -1,0 +1,675 @@
+/* JSON reader: Python's json.loads semantics for what msprobe writes
+ * (NaN/Infinity tokens, key order, duplicates, int vs float numbers,
+ * escapes), the streaming walk, and clean failures on malformed input.
+ * Expected values were checked against CPython 3.11's json module.
+ *
+ * Every document is copied into a buffer of exactly its length, so that
+ * AddressSanitizer catches any read past the end of the input. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "arena.h"
+#include "json.h"
+#include "log.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *buf;   /* exactly len bytes, no terminator */
+    size_t len;
+    arena a;
+    jval v;
+} doc;
+
+static char *exact_copy(const char *s, size_t n)
+{
+    char *b = malloc(n ? n : 1);
+    assert_non_null(b);
+    memcpy(b, s, n);
+    return b;
+}
+
+static int parse_n(doc *d, const char *text, size_t n)
+{
+    d->len = n;
+    d->buf = exact_copy(text, n);
+    arena_init(&d->a, 4096);
+    err_clear();
+    return json_parse("doc.json", d->buf, d->len, &d->a, &d->v);
+}
+
+static int parse(doc *d, const char *text) { return parse_n(d, text, strlen(text)); }
+
+static void doc_free(doc *d)
+{
+    arena_free(&d->a);
+    free(d->buf);
+}
+
+/* Parse must fail and say so, naming the file. */
+static void expect_fail(const char *text, const char *what)
+{
+    doc d;
+    if (parse(&d, text) != -1) {
+        print_error("accepted: %s\n", text);
+        fail();
+    }
+    tu_assert_err("doc.json: ", "malformed JSON", what);
+    doc_free(&d);
+}
+
+static void assert_str(const jval *v, const char *want, size_t n)
+{
+    assert_non_null(v);
+    assert_int_equal(v->type, J_STRING);
+    assert_int_equal(v->len, n);
+    assert_memory_equal(v->u.str, want, n);
+}
+
+static void assert_text(const jval *v, const char *want)
+{
+    assert_int_equal(v->type, J_NUMBER);
+    assert_int_equal(v->len, strlen(want));
+    assert_memory_equal(v->text, want, v->len);
+}
+
+static void test_nan_infinity_tokens(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "[NaN, Infinity, -Infinity, 1, -0.0]"), 0);
+    assert_int_equal(d.v.type, J_ARRAY);
+    assert_int_equal(d.v.len, 5);
+    const jval *it = d.v.u.items;
+    assert_true(isnan(it[0].u.num));
+    assert_true(isinf(it[1].u.num) && it[1].u.num > 0);
+    assert_true(isinf(it[2].u.num) && it[2].u.num < 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(it[i].is_int, 0);
+    assert_text(&it[0], "NaN");
+    assert_text(&it[1], "Infinity");
+    assert_text(&it[2], "-Infinity");
+    assert_text(&it[3], "1");
+    assert_true(signbit(it[4].u.num) && it[4].u.num == 0);
+    doc_free(&d);
+
+    /* a bare token is a whole document too */
+    assert_int_equal(parse(&d, " NaN "), 0);
+    assert_true(isnan(d.v.u.num));
+    doc_free(&d);
+    assert_int_equal(parse(&d, "-Infinity"), 0);
+    assert_true(isinf(d.v.u.num) && d.v.u.num < 0);
+    doc_free(&d);
+}
+
+static void test_tokens_inside_strings_untouched(void **state)
+{
+    doc d;
+    const char *text = "{\"a\": \"NaN\", \"b\": \"x Infinity, -Infinity: NaN]\", \"NaN\": NaN,"
+                       " \"Infinity\": [\"-Infinity\", -Infinity]}";
+    assert_int_equal(parse(&d, text), 0);
+    assert_int_equal(d.v.type, J_OBJECT);
+    assert_int_equal(d.v.len, 4);
+    assert_str(json_get(&d.v, "a"), "NaN", 3);
+    assert_str(json_get(&d.v, "b"), "x Infinity, -Infinity: NaN]", 27);
+    assert_true(isnan(json_get(&d.v, "NaN")->u.num));
+    const jval *inf = json_get(&d.v, "Infinity");
+    assert_int_equal(inf->len, 2);
+    assert_str(&inf->u.items[0], "-Infinity", 9);
+    assert_true(isinf(inf->u.items[1].u.num));
+    /* unescaped strings are views into the input */
+    const jval *a = json_get(&d.v, "a");
+    assert_true(a->u.str > d.buf && a->u.str < d.buf + d.len);
+    doc_free(&d);
+}
+
+static void test_key_order_and_duplicates(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "{\"z\": 1, \"a\": 2, \"m\": 3, \"a\": 4, \"\": 5}"), 0);
+    assert_int_equal(d.v.len, 5);
+    const char *order[] = {"z", "a", "m", "a", ""};
+    for (int i = 0; i < 5; i++) {
+        assert_true(json_key_is(&d.v.u.members[i], order[i]));
+        assert_int_equal(d.v.u.members[i].val.u.num, i + 1);
+    }
+    /* like a Python dict: the last duplicate wins */
+    assert_int_equal(json_get(&d.v, "a")->u.num, 4);
+    assert_int_equal(json_get(&d.v, "")->u.num, 5);
+    assert_null(json_get(&d.v, "b"));
+    assert_null(json_get(&d.v, "zz"));
+    assert_false(json_key_is(&d.v.u.members[0], "zz"));
+    assert_false(json_key_is(&d.v.u.members[0], ""));
+    /* json_get on anything but an object */
+    assert_null(json_get(NULL, "a"));
+    assert_null(json_get(&d.v.u.members[0].val, "a"));
+    doc_free(&d);
+
+    assert_int_equal(parse(&d, "[{\"a\": 1}]"), 0);
+    assert_null(json_get(&d.v, "a"));
+    doc_free(&d);
+}
+
+static void test_number_types_and_text(void **state)
+{
+    static const struct {
+        const char *tok;
+        int is_int;
+        double num;
+    } cases[] = {
+        {"3", 1, 3},
+        {"3.0", 0, 3},
+        {"-0", 1, -0.0},
+        {"0", 1, 0},
+        {"-12", 1, -12},
+        {"1e5", 0, 1e5},
+        {"1E+5", 0, 1e5},
+        {"2e-3", 0, 2e-3},
+        {"1.5e-05", 0, 1.5e-05},
+        {"0.1", 0, 0.1},
+        {"-0.0", 0, -0.0},
+        {"123456789012345678901234567890", 1, 1.2345678901234568e29},
+        {"18446744073709551617", 1, 18446744073709551616.0},
+        {"9007199254740993", 1, 9007199254740992.0},
+        {"0.1000000000000000055511151231257827", 0, 0.1},
+        {"1e400", 0, INFINITY},
+        {"-1e400", 0, -INFINITY},
+        {"1e-400", 0, 0},
+        {"4.9e-324", 0, 4.9e-324},
+        {"2.2250738585072011e-308", 0, 2.2250738585072011e-308},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[80];
+        snprintf(text, sizeof text, "[%s]", cases[i].tok);
+        doc d;
+        assert_int_equal(parse(&d, text), 0);
+        const jval *v = &d.v.u.items[0];
+        assert_int_equal(v->type, J_NUMBER);
+        assert_int_equal(v->is_int, cases[i].is_int);
+        assert_text(v, cases[i].tok);
+        /* bit-exact, signed zero included */
+        assert_memory_equal(&v->u.num, &cases[i].num, sizeof(double));
+        doc_free(&d);
+    }
+}
+
+static void test_escapes(void **state)
+{
+    static const struct {
+        const char *json;
+        const char *want;
+        size_t n;
+    } cases[] = {
+        {"\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "\"\\/\b\f\n\r\t", 8},
+        {"\"\\u0041\\u00e9\\u4E2D\"", "A\xc3\xa9\xe4\xb8\xad", 6},
+        {"\"\\u0000x\"", "\0x", 2},
+        /* a surrogate pair joins into one code point */
+        {"\"\\ud83d\\ude00\"", "\xf0\x9f\x98\x80", 4},
+        {"\"\\uD83D\\uDE00!\"", "\xf0\x9f\x98\x80!", 5},
+        /* lone surrogates stay, encoded like any code point (as Python
+         * keeps them in its str) */
+        {"\"\\ud800\"", "\xed\xa0\x80", 3},
+        {"\"\\udc00x\"", "\xed\xb0\x80x", 4},
+        {"\"\\ud800\\u0041\"", "\xed\xa0\x80" "A", 4},
+        {"\"\\ud800\\ud800\"", "\xed\xa0\x80\xed\xa0\x80", 6},
+        {"\"\\ude00\\ud83d\"", "\xed\xb8\x80\xed\xa0\xbd", 6},
+        /* raw UTF-8 and DEL pass through */
+        {"\"\xe4\xb8\xad\x7f\"", "\xe4\xb8\xad\x7f", 4},
+        {"\"\"", "", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        doc d;
+        assert_int_equal(parse(&d, cases[i].json), 0);
+        assert_str(&d.v, cases[i].want, cases[i].n);
+        doc_free(&d);
+    }
+    /* escapes in keys are resolved too */
+    doc d;
+    assert_int_equal(parse(&d, "{\"k\\u0041\\n\": 1}"), 0);
+    assert_true(json_key_is(&d.v.u.members[0], "kA\n"));
+    assert_non_null(json_get(&d.v, "kA\n"));
+    doc_free(&d);
+}
+
+static void test_whitespace(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, " \t\r\n{ \"a\" \n:\t[ 1 ,\r2 ] } \n\t\r "), 0);
+    assert_int_equal(json_get(&d.v, "a")->len, 2);
+    doc_free(&d);
+    /* Python's json accepts only these four; form feed is not whitespace */
+    expect_fail("\f1", "unexpected character");
+    expect_fail("[1,\v2]", "unexpected character");
+}
+
+static void test_containers(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "{\"e\": {}, \"l\": [], \"n\": [[[]], {\"x\": [{}]}], \"t\": true, \"f\": false, \"z\": null}"),
+                     0);
+    assert_int_equal(json_get(&d.v, "e")->type, J_OBJECT);
+    assert_int_equal(json_get(&d.v, "e")->len, 0);
+    assert_int_equal(json_get(&d.v, "l")->type, J_ARRAY);
+    assert_int_equal(json_get(&d.v, "l")->len, 0);
+    const jval *n = json_get(&d.v, "n");
+    assert_int_equal(n->len, 2);
+    assert_int_equal(n->u.items[0].u.items[0].type, J_ARRAY);
+    assert_int_equal(json_get(&n->u.items[1], "x")->u.items[0].type, J_OBJECT);
+    assert_int_equal(json_get(&d.v, "t")->type, J_TRUE);
+    assert_int_equal(json_get(&d.v, "f")->type, J_FALSE);
+    assert_int_equal(json_get(&d.v, "z")->type, J_NULL);
+    doc_free(&d);
+
+    /* large containers grow the parser's scratch stacks; nested ones reuse them */
+    size_t cap = 1 << 20, len = 0;
+    char *big = malloc(cap);
+    assert_non_null(big);
+    len += (size_t)sprintf(big + len, "{\"list\": [");
+    for (int i = 0; i < 10000; i++)
+        len += (size_t)sprintf(big + len, "%s[%d, \"s%d\"]", i ? ", " : "", i, i);
+    len += (size_t)sprintf(big + len, "]");
+    for (int i = 0; i < 3000; i++)
+        len += (size_t)sprintf(big + len, ", \"k%d\": %d", i, -i);
+    len += (size_t)sprintf(big + len, "}");
+    assert_true(len < cap);
+    assert_int_equal(parse_n(&d, big, len), 0);
+    assert_int_equal(d.v.len, 3001);
+    const jval *list = json_get(&d.v, "list");
+    assert_int_equal(list->len, 10000);
+    assert_int_equal(list->u.items[9999].u.items[0].u.num, 9999);
+    assert_str(&list->u.items[1234].u.items[1], "s1234", 5);
+    assert_int_equal(json_get(&d.v, "k2999")->u.num, -2999);
+    assert_true(json_key_is(&d.v.u.members[1], "k0"));
+    doc_free(&d);
+    free(big);
+}
+
+static void test_streaming_walk(void **state)
+{
+    const char *text = "{\"task\": \"statistics\", \"data\": {\"a\": {\"x\": [1, {\"y\": NaN}]}, \"b\\u0021\": [1, 2],"
+                       " \"c\": {}}, \"z\": null }  \n";
+    char *buf = exact_copy(text, strlen(text));
+    jparser jp;
+    arena a;
+    arena_init(&a, 1024);
+    jp_init(&jp, "walk.json", buf, strlen(text));
+    const char *key;
+    size_t kl;
+    jval v;
+
+    assert_int_equal(jp_peek(&jp), '{');
+    assert_int_equal(jp_object_begin(&jp), 0);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_int_equal(kl, 4);
+    assert_memory_equal(key, "task", 4);
+    assert_int_equal(jp_peek(&jp), '"');
+    assert_int_equal(jp_value(&jp, &a, &v), 0);
+    assert_str(&v, "statistics", 10);
+
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_memory_equal(key, "data", 4);
+    assert_int_equal(jp_object_begin(&jp), 0);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_memory_equal(key, "a", 1);
+    assert_int_equal(jp_skip(&jp), 0);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_int_equal(kl, 2);
+    assert_memory_equal(key, "b!", 2);
+    assert_int_equal(jp_peek(&jp), '[');
+    assert_int_equal(jp_value(&jp, &a, &v), 0);
+    assert_int_equal(v.type, J_ARRAY);
+    assert_int_equal(v.len, 2);
+    assert_int_equal(v.u.items[1].u.num, 2);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_memory_equal(key, "c", 1);
+    assert_int_equal(jp_value(&jp, &a, &v), 0);
+    assert_int_equal(v.type, J_OBJECT);
+    assert_int_equal(v.len, 0);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
+
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
+    assert_memory_equal(key, "z", 1);
+    assert_int_equal(jp_peek(&jp), 'n');
+    assert_int_equal(jp_value(&jp, &a, &v), 0);
+    assert_int_equal(v.type, J_NULL);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
+    assert_int_equal(jp_end(&jp), 0);
+    assert_int_equal(jp_peek(&jp), -1);
+    jp_free(&jp);
+    arena_free(&a);
+    free(buf);
+
+    /* an empty object, and a walk that meets extra data at the end */
+    const char *t2 = " { } x";
+    buf = exact_copy(t2, strlen(t2));
+    arena_init(&a, 1024);
+    jp_init(&jp, "walk.json", buf, strlen(t2));
+    assert_int_equal(jp_object_begin(&jp), 0);
+    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
+    err_clear();
+    assert_int_equal(jp_end(&jp), -1);
+    tu_assert_err("walk.json: ", "extra data");
+    jp_free(&jp);
+    arena_free(&a);
+    free(buf);
+}
+
+/* jp_skip validates what it skips, and jp_object_next checks separators. */
+static void test_streaming_errors(void **state)
+{
+    static const struct {
+        const char *text;
+        int skip_fails; /* the first member's value is bad, else the layout */
+        const char *what;
+    } cases[] = {
+        {"{\"a\": [1, 2, }", 1, "unexpected character"},
+        {"{\"a\": tru}", 1, "invalid literal"},
+        {"{\"a\": \"x}", 1, "unterminated string"},
+        {"{\"a\": 1 \"b\": 2}", 0, "expected ',' or '}'"},
+        {"{\"a\": 1,}", 0, "expected a string key"},
+        {"{\"a\" 1}", 0, "expected ':'"},
+        {"{1: 2}", 0, "expected a string key"},
+        {"{,\"a\": 1}", 0, "expected a string key"},
+        {"{\"a\": 1", 0, "truncated"},
+        {"[1]", 0, "expected an object"},
+        {"", 0, "expected an object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = strlen(cases[i].text);
+        char *buf = exact_copy(cases[i].text, n);
+        jparser jp;
+        arena a;
+        arena_init(&a, 1024);
+        jp_init(&jp, "walk.json", buf, n);
+        err_clear();
+        int rc = jp_object_begin(&jp);
+        const char *key;
+        size_t kl;
+        for (int guard = 0; rc == 0 && guard < 10; guard++) {
+            int m = jp_object_next(&jp, &a, &key, &kl);
+            if (m < 0) {
+                rc = -1;
+                break;
+            }
+            if (m == 0) {
+                rc = jp_end(&jp);
+                break;
+            }
+            if (jp_skip(&jp) != 0) {
+                assert_true(cases[i].skip_fails);
+                rc = -1;
+            }
+        }
+        if (rc != -1)
+            fail_msg("walk accepted: %s", cases[i].text);
+        tu_assert_err("walk.json: ", "malformed JSON", cases[i].what);
+        jp_free(&jp);
+        arena_free(&a);
+        free(buf);
+    }
+}
+
+/* A document with every kind of token; every proper prefix of it must be
+ * refused cleanly, by the whole-document parser and by a streaming walk. */
+static const char sample[] =
+    "{\"task\": \"statistics\", \"level\": \"L1\",\n"
+    " \"data\": {\"Functional.conv2d.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+    "\"torch.float32\", \"shape\": [2, 3], \"Max\": NaN, \"Min\": -Infinity, \"Mean\": 1.5e-05, \"Norm\": "
+    "Infinity, \"requires_grad\": true, \"md5\": \"0a1b2c3d\"}, null, {\"type\": \"int\", \"value\": -12}], "
+    "\"input_kwargs\": {\"alpha\": false, \"s\": \"esc \\\"q\\\" \\\\ \\u00e9 \\ud83d\\ude00 \\n\"}, \"output\": "
+    "[]}},\n \"empty\": {}, \"num\": 0.0}";
+
+static int walk(const char *buf, size_t n)
+{
+    jparser jp;
+    arena a;
+    arena_init(&a, 1024);
+    jp_init(&jp, "trunc.json", buf, n);
+    int rc = jp_object_begin(&jp);
+    while (rc == 0) {
+        const char *key;
+        size_t kl;
+        int m = jp_object_next(&jp, &a, &key, &kl);
+        if (m <= 0) {
+            rc = m < 0 ? -1 : jp_end(&jp);
+            break;
+        }
+        if (kl == 4 && !memcmp(key, "data", 4)) {
+            jval v;
+            rc = jp_value(&jp, &a, &v);
+        } else {
+            rc = jp_skip(&jp);
+        }
+    }
+    jp_free(&jp);
+    arena_free(&a);
+    return rc;
+}
+
+static void test_truncated_every_prefix(void **state)
+{
+    size_t n = sizeof sample - 1;
+    doc d;
+    assert_int_equal(parse_n(&d, sample, n), 0);
+    const jval *in = json_get(json_get(json_get(&d.v, "data"), "Functional.conv2d.0.forward"), "input_args");
+    assert_int_equal(in->len, 3);
+    assert_true(isnan(json_get(&in->u.items[0], "Max")->u.num));
+    assert_int_equal(json_get(&in->u.items[2], "value")->u.num, -12);
+    doc_free(&d);
+    assert_int_equal(walk(sample, n), 0);
+
+    for (size_t len = 0; len < n; len++) {
+        char *buf = exact_copy(sample, len);
+        arena a;
+        arena_init(&a, 1024);
+        jval v;
+        err_clear();
+        if (json_parse("trunc.json", buf, len, &a, &v) != -1)
+            fail_msg("prefix of %zu bytes accepted", len);
+        tu_assert_err("trunc.json: ", "malformed JSON", " at line ", ", column ");
+        arena_free(&a);
+        err_clear();
+        if (walk(buf, len) != -1)
+            fail_msg("prefix of %zu bytes accepted by the walk", len);
+        tu_assert_err("trunc.json: ", "malformed JSON");
+        free(buf);
+    }
+}
+
+static void test_error_position(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "{\n  \"a\": tru\n}"), -1);
+    tu_assert_err("doc.json: malformed JSON: invalid literal at line 2, column 8");
+    doc_free(&d);
+    assert_int_equal(parse(&d, "[1,\n2,\n"), -1);
+    tu_assert_err("at line 3, column 1 (the file ends there; truncated?)");
+    doc_free(&d);
+}
+
+static void test_trailing_commas(void **state)
+{
+    expect_fail("[1,]", "unexpected character");
+    expect_fail("{\"a\": 1,}", "expected a string key");
+    expect_fail("[,1]", "unexpected character");
+    expect_fail("[1,,2]", "unexpected character");
+    expect_fail("{,}", "expected a string key");
+    expect_fail("[1 2]", "expected ',' or ']'");
+    expect_fail("{\"a\": 1 \"b\": 2}", "expected ',' or '}'");
+    expect_fail("{\"a\": 1]", "expected ',' or '}'");
+    expect_fail("[1}", "expected ',' or ']'");
+}
+
+static void test_bad_literals(void **state)
+{
+    static const char *const bad[] = {
+        "nan", "NaNx", "-NaN", "Inf", "-Inf", "infinity", "Infinit", "-Infinityx", "NAN", "tru", "nul", "fals",
+        "True", "None", "+1", ".5", "01", "-01", "1.", "1.e5", "1e", "1e+", "-", "0x10", "'a'", "[NaN1]", "[1]]",
+        "[truex]", "nulll", "Infinity1",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_fail(bad[i], "");
+    expect_fail("[nan]", "invalid literal");
+    expect_fail("[Inf]", "invalid literal");
+    expect_fail("[-NaN]", "invalid number");
+    expect_fail("[1.]", "digit expected after '.'");
+    expect_fail("[1e]", "digit expected in exponent");
+    expect_fail("NaNx", "extra data");
+}
+
+static void test_strings_malformed(void **state)
+{
+    expect_fail("\"a\x01" "b\"", "control character in string");
+    expect_fail("\"a\tb\"", "control character in string");
+    expect_fail("\"a\nb\"", "control character in string");
+    expect_fail("[\"\x1f\"]", "control character in string");
+    expect_fail("\"abc", "unterminated string");
+    expect_fail("\"abc\\\"", "unterminated string");
+    expect_fail("\"abc\\", "unterminated string");
+    expect_fail("{\"abc", "unterminated string");
+    expect_fail("\"\\x41\"", "invalid escape");
+    expect_fail("\"\\a\"", "invalid escape");
+    expect_fail("\"\\'\"", "invalid escape");
+    expect_fail("\"\\U0041\"", "invalid escape");
+    expect_fail("\"\\u12\"", "invalid \\u escape");
+    expect_fail("\"\\u12G4\"", "invalid \\u escape");
+    expect_fail("\"\\u\"", "invalid \\u escape");
+    expect_fail("\"\\ud83d\\u12\"", "invalid \\u escape");
+    /* a raw control character right after a backslash */
+    expect_fail("\"\\\x01\"", "invalid escape");
+}
+
+static void test_nesting_limit(void **state)
+{
+    /* the parser's documented guard: 512 levels parse, 513 do not */
+    for (int obj = 0; obj < 2; obj++) {
+        for (int depth = 511; depth <= 514; depth++) {
+            char *t = malloc((size_t)depth * 6 + 2);
+            size_t n = 0;
+            for (int i = 0; i < depth; i++) {
+                if (obj) {
+                    memcpy(t + n, "{\"k\":", 5);
+                    n += 5;
+                } else {
+                    t[n++] = '[';
+                }
+            }
+            t[n++] = '1';
+            for (int i = 0; i < depth; i++)
+                t[n++] = obj ? '}' : ']';
+            doc d;
+            int rc = parse_n(&d, t, n);
+            if (depth <= 512) {
+                assert_int_equal(rc, 0);
+            } else {
+                assert_int_equal(rc, -1);
+                tu_assert_err("doc.json: ", "nesting too deep");
+            }
+            doc_free(&d);
+            free(t);
+        }
+    }
+    /* far deeper input fails the same way without exhausting the stack */
+    size_t n = 1000000;
+    char *t = malloc(n);
+    memset(t, '[', n);
+    doc d;
+    assert_int_equal(parse_n(&d, t, n), -1);
+    tu_assert_err("nesting too deep");
+    doc_free(&d);
+    free(t);
+}
+
+static void test_extra_data_and_empty(void **state)
+{
+    expect_fail("{} {}", "extra data after the JSON value");
+    expect_fail("1 2", "extra data");
+    expect_fail("[]x", "extra data");
+    expect_fail("\"a\"\"b\"", "extra data");
+    expect_fail("null,", "extra data");
+    expect_fail("", "value expected");
+    expect_fail(" \n\t ", "value expected");
+    expect_fail("}", "unexpected character");
+
+    /* no buffer at all */
+    arena a;
+    arena_init(&a, 1024);
+    jval v;
+    err_clear();
+    assert_int_equal(json_parse("none.json", NULL, 0, &a, &v), -1);
+    tu_assert_err("none.json: ", "value expected");
+    arena_free(&a);
+
+    /* an embedded NUL is just a bad character */
+    doc d;
+    assert_int_equal(parse_n(&d, "[1]\0", 4), -1);
+    tu_assert_err("extra data");
+    doc_free(&d);
+    assert_int_equal(parse_n(&d, "[\"a\0b\"]", 7), -1);
+    tu_assert_err("control character");
+    doc_free(&d);
+}
+
+static void test_truthy(void **state)
+{
+    static const struct {
+        const char *json;
+        int truthy;
+    } cases[] = {
+        {"null", 0}, {"false", 0}, {"true", 1}, {"0", 0}, {"-0", 0}, {"0.0", 0}, {"-0.0", 0}, {"0e10", 0},
+        {"1e-400", 0}, {"NaN", 1}, {"Infinity", 1}, {"-Infinity", 1}, {"1", 1}, {"-1", 1}, {"0.5", 1},
+        {"\"\"", 0}, {"\"0\"", 1}, {"\"False\"", 1}, {"\" \"", 1}, {"[]", 0}, {"[0]", 1}, {"[[]]", 1}, {"{}", 0},
+        {"{\"a\": 0}", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        doc d;
+        assert_int_equal(parse(&d, cases[i].json), 0);
+        if (json_truthy(&d.v) != cases[i].truthy)
+            fail_msg("bool(%s) should be %d", cases[i].json, cases[i].truthy);
+        doc_free(&d);
+    }
+    assert_false(json_truthy(NULL));
+}
+
+static void test_str_eq(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "[\"torch.Size\", \"\", 5, \"torch.Size2\"]"), 0);
+    assert_true(json_str_eq(&d.v.u.items[0], "torch.Size"));
+    assert_false(json_str_eq(&d.v.u.items[0], "torch.Siz"));
+    assert_false(json_str_eq(&d.v.u.items[0], "torch.Size2"));
+    assert_true(json_str_eq(&d.v.u.items[1], ""));
+    assert_false(json_str_eq(&d.v.u.items[2], "5"));
+    assert_false(json_str_eq(&d.v.u.items[3], "torch.Size"));
+    assert_false(json_str_eq(NULL, ""));
+    doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nan_infinity_tokens),
+        cmocka_unit_test(test_tokens_inside_strings_untouched),
+        cmocka_unit_test(test_key_order_and_duplicates),
+        cmocka_unit_test(test_number_types_and_text),
+        cmocka_unit_test(test_escapes),
+        cmocka_unit_test(test_whitespace),
+        cmocka_unit_test(test_containers),
+        cmocka_unit_test(test_streaming_walk),
+        cmocka_unit_test(test_streaming_errors),
+        cmocka_unit_test(test_truncated_every_prefix),
+        cmocka_unit_test(test_error_position),
+        cmocka_unit_test(test_trailing_commas),
+        cmocka_unit_test(test_bad_literals),
+        cmocka_unit_test(test_strings_malformed),
+        cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_extra_data_and_empty),
+        cmocka_unit_test(test_truthy),
+        cmocka_unit_test(test_str_eq),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
