@@ -15,6 +15,8 @@
 
 #include "dump.h"
 #include "stack.h"
+#include "strbuf.h"
+#include "table.h"
 
 enum cmp_mode { MODE_ALL, MODE_SUMMARY, MODE_MD5 };
 
@@ -116,8 +118,31 @@ void stats_column_types(compare_ctx *c);
 /* highlight.c */
 int highlight_rows(compare_ctx *c);
 
+/* render.c: the cells of one row of the result table. */
+typedef struct {
+    char rel[4][40];         /* relative-error texts */
+    strbuf err;              /* Err_message */
+} row_text;
+
+/* What the rows of a part of the table add up to (merged in order). */
+typedef struct {
+    size_t rows, matched, unmatched, warning, different, red, yellow;
+    size_t first_failing;
+} row_counts;
+
+int result_header(const compare_ctx *c, const char *const **header);
+void render_stacks(compare_ctx *c);
+/* Cells of row i (pointing into t and into the dumps); *cursor walks the
+ * highlight messages (start it with msgs_from(c, i)). Thread-safe once
+ * render_stacks() has run. */
+void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k);
+size_t msgs_from(const compare_ctx *c, size_t i);
+void add_counts(row_counts *to, const row_counts *k);
+
 /* output.c */
 int write_result(compare_ctx *c, const char *path, compare_result *res);
+
+/* advisor.c */
 int write_advisor(compare_ctx *c, const char *path, compare_result *res);
 
 #endif

@@ -1,236 +1,204 @@
-/* Rendering the result table (spec/compare.md §5.1, §5.5) and the advisor
- * file (§7). Every cell is first the Python value msprobe would hold, then
- * converted the way msprobe converts it for openpyxl: numbers stay numbers,
- * inf/nan become the text "inf\t"/"nan\t", everything else its str(). */
+/* Writing the result table: rows are rendered (render.c) and handed to the
+ * table writer. csv rows are formatted on all threads, a batch at a time,
+ * and written in order; for xlsx one thread renders the next chunk of rows
+ * while libxlsxwriter writes the current one, so our work hides behind
+ * libxlsxwriter's. */
 #include "compare.h"
-#include "files.h"
 #include "log.h"
+#include "pool.h"
 #include "strbuf.h"
 #include "table.h"
 
-#include <math.h>
-#include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const summary_header[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
-    "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Result", "Err_message", "NPU_Stack_Info"};
-static const char *const md5_header[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "NPU MD5", "BENCH MD5", "Result", "NPU_Stack_Info"};
+#define ROW_CHUNK 2048
+#define CSV_BATCH 64
 
-/* Per-row scratch space for texts that cells point into. */
+/* A chunk of rendered rows: cells point into `text` (and into the dumps). */
 typedef struct {
-    char rel[4][40];
-    char num[8][8];
-    strbuf err;
-} row_text;
+    size_t from, to;
+    cell *cells;             /* ROW_CHUNK * ncols */
+    row_text *text;          /* ROW_CHUNK */
+    row_counts counts;
+    strbuf csv;
+} chunk;
 
-static cell text_cell(const char *s) { return cell_str(s, strlen(s)); }
-
-/* msprobe's compare_result_df_convert() applied to one value. */
-static cell to_cell(const pyval *v)
+static void chunk_init(chunk *k, int ncols)
 {
-    switch (v->kind) {
-    case PV_NONE:
-        return cell_str("None", 4);
-    case PV_BOOL:
-        return v->num ? cell_str("True", 4) : cell_str("False", 5);
-    case PV_INT:
-        return cell_num(v->num);
-    case PV_FLOAT:
-        if (isnan(v->num))
-            return cell_str("nan\t", 4);
-        if (isinf(v->num))
-            return v->num > 0 ? cell_str("inf\t", 4) : cell_str("-inf\t", 5);
-        return cell_num(v->num);
-    default:
-        if (v->len == 3 && (!memcmp(v->text, "inf", 3) || !memcmp(v->text, "nan", 3)))
-            return v->text[0] == 'i' ? cell_str("inf\t", 4) : cell_str("nan\t", 4);
-        if (v->len == 4 && !memcmp(v->text, "-inf", 4))
-            return cell_str("-inf\t", 5);
-        return cell_str(v->text, v->len);
-    }
+    memset(k, 0, sizeof *k);
+    k->cells = xmalloc_array((size_t)ROW_CHUNK * (size_t)ncols, sizeof *k->cells);
+    k->text = xcalloc(ROW_CHUNK, sizeof *k->text);
 }
 
-static const char *stack_cell(compare_ctx *c, const dump_row *n)
+static void chunk_free(chunk *k)
 {
-    if (!c->have_stack || c->npu.entries[n->entry].first_row != (size_t)(n - c->npu.rows))
-        return "N/A";
-    int bad;
-    const stack_info *si = stack_get(&c->stack, c->npu.entries[n->entry].name, &bad);
-    return si ? stack_repr((stack_info *)si) : "N/A";
+    for (size_t i = 0; i < ROW_CHUNK; i++)
+        sb_free(&k->text[i].err);
+    free(k->text);
+    free(k->cells);
+    sb_free(&k->csv);
 }
 
-static const char *advice_for(const char *node)
+static void chunk_render(const compare_ctx *c, chunk *k, size_t from, int ncols)
 {
-    static const char *const deterministic[] = {"conv2d", "conv3d", "matmul", "nll_loss", "layer_norm", "lstm"};
-    const char *msg;
-    int output_case = 0;
-    if (strstr(node, "forward")) {
-        if (strstr(node, "input")) {
-            msg = "1. Analyze the model to view the input source.\n"
-                  "2. Check whether an inplace API causes the output result to overwrite the input result. "
-                  "That is, the fault is actually caused by a computation error.\n"
-                  "3. The fault may be caused by memory corruption and further analysis is required.";
-        } else {
-            msg = "This is a forward API computation error. Check the computation implementation.";
-            output_case = 1;
-        }
-    } else if (strstr(node, "input")) {
-        msg = "Check whether the forward computation result is affected.";
-    } else {
-        msg = "This is a backward API computation error. Check the computation implementation.";
-        output_case = 1;
-    }
-    if (output_case)
-        for (size_t i = 0; i < sizeof deterministic / sizeof deterministic[0]; i++)
-            if (strstr(node, deterministic[i])) {
-                msg = "This torch api may be uncertainty in the calculation, "
-                      "can seed_all(mode=True) to enable deterministic computing.";
-                break;
-            }
-    if (strstr(node, "Functional_batch_norm") && strstr(node, "forward_input.1"))
-        msg = "Torch API batch_norm input not fixed, the following suggestions may fix it:\n"
-              "1. If use torch.nn.functional.batch_norm, you can set parameter training=False.\n"
-              "2. If use torch.nn.BatchNormXXX, you can set parameter affine=False.\n"
-              "3. Use seed_all(mode=True) to enable deterministic computing.";
-    return msg;
+    k->from = from;
+    k->to = from + ROW_CHUNK < c->npairs ? from + ROW_CHUNK : c->npairs;
+    memset(&k->counts, 0, sizeof k->counts);
+    k->counts.first_failing = (size_t)-1;
+    size_t cursor = msgs_from(c, from);
+    for (size_t i = k->from; i < k->to; i++)
+        render_row(c, i, k->cells + (i - k->from) * (size_t)ncols, &k->text[i - k->from], &cursor, &k->counts);
 }
 
-int write_advisor(compare_ctx *c, const char *path, compare_result *res)
+/* ---- csv: format on all threads ---------------------------------------- */
+
+typedef struct {
+    const compare_ctx *c;
+    int ncols;
+    size_t first;
+    chunk chunks[CSV_BATCH];
+} csv_batch;
+
+static void csv_format(void *arg, size_t n)
 {
-    (void)c;
-    strbuf sb = STRBUF_INIT;
-    if (res->first_failing == (size_t)-1) {
-        sb_adds(&sb, "Line: NA\nSuspect Nodes: NA\n"
-                     "Expert Advice: All data in comparison result meets the accuracy requirements.\n");
-    } else {
-        const char *node = c->pairs[res->first_failing].n->name;
-        sb_addf(&sb, "Line: %zu\nSuspect Nodes: %s\nExpert Advice: %s\n", res->first_failing, node,
-                advice_for(node));
-    }
-    char *tmp = out_tmp_create(path);
-    int rc = -1;
-    if (tmp) {
-        FILE *fp = fopen(tmp, "wb");
-        if (fp && fwrite(sb.buf, 1, sb.len, fp) == sb.len && fclose(fp) == 0) {
-            rc = out_tmp_commit(tmp, path);
-        } else {
-            if (fp)
-                fclose(fp);
-            out_tmp_discard(tmp);
-            err_input(path, "cannot write the advisor file");
+    csv_batch *b = arg;
+    chunk *k = &b->chunks[n];
+    chunk_render(b->c, k, b->first + n * ROW_CHUNK, b->ncols);
+    sb_reset(&k->csv);
+    for (size_t i = k->from; i < k->to; i++)
+        csv_append_row(&k->csv, k->cells + (i - k->from) * (size_t)b->ncols, b->ncols);
+}
+
+static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
+{
+    int nchunks_max = threads > 1 ? CSV_BATCH : 1;
+    csv_batch *b = xcalloc(1, sizeof *b);
+    b->c = c;
+    b->ncols = ncols;
+    for (int n = 0; n < nchunks_max; n++)
+        chunk_init(&b->chunks[n], ncols);
+    int rc = 0;
+    for (size_t first = 0; first < c->npairs && rc == 0; first += (size_t)ROW_CHUNK * (size_t)nchunks_max) {
+        size_t chunks = (c->npairs - first + ROW_CHUNK - 1) / ROW_CHUNK;
+        if (chunks > (size_t)nchunks_max)
+            chunks = (size_t)nchunks_max;
+        b->first = first;
+        pool_for(chunks, threads, csv_format, b);
+        for (size_t n = 0; n < chunks && rc == 0; n++) {
+            rc = table_append_csv(t, b->chunks[n].csv.buf, b->chunks[n].csv.len);
+            add_counts(total, &b->chunks[n].counts);
         }
     }
-    sb_free(&sb);
+    for (int n = 0; n < nchunks_max; n++)
+        chunk_free(&b->chunks[n]);
+    free(b);
     return rc;
 }
 
-static void append_highlights(compare_ctx *c, size_t i, size_t *cursor, strbuf *err)
+/* ---- xlsx: render one chunk ahead of libxlsxwriter ---------------------- */
+
+typedef struct {
+    const compare_ctx *c;
+    int ncols;
+    chunk slot[2];
+    int ready[2];            /* rendered, not yet written */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pipeline;
+
+static void *render_ahead(void *arg)
 {
-    while (*cursor < c->nmsgs && c->msgs[*cursor].row == i) {
-        if (err->len)
-            sb_addc(err, '\n');
-        sb_adds(err, hl_text(c->msgs[*cursor].code));
-        (*cursor)++;
+    pipeline *p = arg;
+    size_t n = 0;
+    for (size_t from = 0; from < p->c->npairs; from += ROW_CHUNK, n++) {
+        int s = (int)(n & 1);
+        pthread_mutex_lock(&p->mu);
+        while (p->ready[s] && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        int stop = p->stop;
+        pthread_mutex_unlock(&p->mu);
+        if (stop)
+            break;
+        chunk_render(p->c, &p->slot[s], from, p->ncols);
+        pthread_mutex_lock(&p->mu);
+        p->ready[s] = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
     }
+    return NULL;
 }
 
-static void summary_row(compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, compare_result *res)
+static int write_chunk_rows(const compare_ctx *c, table_writer *t, const chunk *k, int ncols)
 {
-    const match_pair *p = &c->pairs[i];
-    pyval v, diff, rel;
-    int warn = 0;
-    for (int k = 0; k < 4; k++) {
-        warn |= cell_stat_diff(c, i, k, &diff, &rel, t->rel[k]);
-        cells[6 + k] = to_cell(&diff);
-        cells[10 + k] = to_cell(&rel);
-        cell_npu_stat(c, i, k, &v);
-        cells[14 + k] = to_cell(&v);
-        cell_bench_stat(c, i, k, &v);
-        cells[18 + k] = to_cell(&v);
-    }
-    sb_reset(&t->err);
-    if (!p->b) {
-        cells[22] = text_cell("N/A");
-        sb_adds(&t->err, "No bench data matched.");
-    } else if (warn) {
-        cells[22] = text_cell("Warning");
-        sb_adds(&t->err, "Need double check api accuracy.");
-        res->warning++;
-        if (res->first_failing == (size_t)-1)
-            res->first_failing = i;
-    } else {
-        cells[22] = text_cell("");
-    }
-    append_highlights(c, i, cursor, &t->err);
-    cells[23] = cell_str(sb_str(&t->err), t->err.len);
+    for (size_t i = k->from; i < k->to; i++)
+        if (table_row(t, k->cells + (i - k->from) * (size_t)ncols, c->fill[i]) != 0)
+            return -1;
+    return 0;
 }
 
-static void md5_row(compare_ctx *c, size_t i, cell *cells, compare_result *res)
+static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
 {
-    const match_pair *p = &c->pairs[i];
-    const char *nm = p->n->md5 ? p->n->md5 : "N/A";
-    const char *bm = p->b ? (p->b->md5 ? p->b->md5 : "N/A") : "N/A";
-    cells[6] = text_cell(nm);
-    cells[7] = text_cell(bm);
-    if (!strcmp(nm, bm)) {
-        cells[8] = text_cell("pass");
-    } else if (!p->b) {
-        cells[8] = text_cell("N/A");
+    pipeline p = {.c = c, .ncols = ncols};
+    chunk_init(&p.slot[0], ncols);
+    chunk_init(&p.slot[1], ncols);
+    int rc = 0;
+    pthread_t tid;
+    if (threads < 2 || pthread_create(&tid, NULL, render_ahead, &p) != 0) {
+        for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK) {
+            chunk_render(c, &p.slot[0], from, ncols);
+            rc = write_chunk_rows(c, t, &p.slot[0], ncols);
+            add_counts(total, &p.slot[0].counts);
+        }
     } else {
-        cells[8] = text_cell("Different");
-        res->different++;
-        if (res->first_failing == (size_t)-1)
-            res->first_failing = i;
+        pthread_mutex_init(&p.mu, NULL);
+        pthread_cond_init(&p.cv, NULL);
+        size_t n = 0;
+        for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK, n++) {
+            int s = (int)(n & 1);
+            pthread_mutex_lock(&p.mu);
+            while (!p.ready[s])
+                pthread_cond_wait(&p.cv, &p.mu);
+            pthread_mutex_unlock(&p.mu);
+            rc = write_chunk_rows(c, t, &p.slot[s], ncols);
+            add_counts(total, &p.slot[s].counts);
+            pthread_mutex_lock(&p.mu);
+            p.ready[s] = 0;
+            p.stop = rc != 0;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+        }
+        pthread_join(tid, NULL);
+        pthread_cond_destroy(&p.cv);
+        pthread_mutex_destroy(&p.mu);
     }
+    chunk_free(&p.slot[0]);
+    chunk_free(&p.slot[1]);
+    return rc;
 }
 
 int write_result(compare_ctx *c, const char *path, compare_result *res)
 {
-    const char *const *header = c->mode == MODE_MD5 ? md5_header : summary_header;
-    int ncols = c->mode == MODE_MD5 ? 9 : 24;
-    int stack_col = ncols;
-    if (c->have_stack)
-        ncols++;
+    const char *const *header;
+    int ncols = result_header(c, &header);
     table_writer *t = table_open(path, c->opts->format, header, ncols);
     if (!t)
         return -1;
-    cell cells[32];
-    row_text text = {.err = STRBUF_INIT};
-    size_t cursor = 0;
-    res->first_failing = (size_t)-1;
-    int rc = 0;
-    for (size_t i = 0; i < c->npairs && rc == 0; i++) {
-        const match_pair *p = &c->pairs[i];
-        cells[0] = text_cell(p->n->name);
-        cells[1] = text_cell(p->b ? p->b->name : "N/A");
-        cells[2] = text_cell(p->n->dtype);
-        cells[3] = text_cell(p->b ? p->b->dtype : "N/A");
-        cells[4] = text_cell(p->n->shape);
-        cells[5] = text_cell(p->b ? p->b->shape : "N/A");
-        if (c->mode == MODE_MD5)
-            md5_row(c, i, cells, res);
-        else
-            summary_row(c, i, cells, &text, &cursor, res);
-        if (c->have_stack)
-            cells[stack_col] = text_cell(stack_cell(c, p->n));
-        res->rows++;
-        if (p->b)
-            res->matched++;
-        else
-            res->unmatched++;
-        if (c->fill[i] == FILL_RED)
-            res->red++;
-        else if (c->fill[i] == FILL_YELLOW)
-            res->yellow++;
-        rc = table_row(t, cells, c->fill[i]);
-    }
-    sb_free(&text.err);
+    render_stacks(c);
+    row_counts total = {.first_failing = (size_t)-1};
+    int threads = c->opts->threads > 0 ? c->opts->threads : 1;
+    int rc = c->opts->format == TABLE_CSV ? write_csv(c, t, ncols, threads, &total)
+                                          : write_xlsx(c, t, ncols, threads, &total);
+    res->rows = total.rows;
+    res->matched = total.matched;
+    res->unmatched = total.unmatched;
+    res->warning = total.warning;
+    res->different = total.different;
+    res->red = total.red;
+    res->yellow = total.yellow;
+    res->first_failing = total.first_failing;
     if (rc != 0) {
         table_abort(t);
         return -1;

@@ -75,6 +75,14 @@ void stack_free(stack_map *s)
     memset(s, 0, sizeof *s);
 }
 
+const stack_info *stack_find(const stack_map *s, const char *name)
+{
+    size_t *id = strmap_get(&s->by_name, name, strlen(name));
+    if (!id || s->stacks[*id].value->type == J_NULL)
+        return NULL;
+    return &s->stacks[*id];
+}
+
 const stack_info *stack_get(stack_map *s, const char *name, int *bad)
 {
     *bad = 0;

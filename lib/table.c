@@ -2,6 +2,7 @@
 #include "files.h"
 #include "log.h"
 #include "numfmt.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,8 +19,7 @@ struct table_writer {
     int ncols;
     /* csv */
     FILE *fp;
-    char *buf;
-    size_t blen, bcap;
+    strbuf csv;        /* rows not yet written */
     /* xlsx */
     lxw_workbook *wb;
     lxw_worksheet *ws;
@@ -29,15 +29,6 @@ struct table_writer {
 };
 
 /* ---- csv ---------------------------------------------------------------- */
-
-static void csv_reserve(table_writer *t, size_t n)
-{
-    if (t->blen + n <= t->bcap)
-        return;
-    while (t->blen + n > t->bcap)
-        t->bcap = t->bcap ? t->bcap * 2 : 1 << 16;
-    t->buf = xrealloc(t->buf, t->bcap);
-}
 
 /* Fields are quoted only when they hold a comma, a quote or a line break
  * (Python's csv QUOTE_MINIMAL); checked eight bytes at a time. */
@@ -58,16 +49,14 @@ static int csv_needs_quotes(const char *s, size_t n)
     return 0;
 }
 
-static void csv_text(table_writer *t, const char *s, size_t n)
+static void csv_text(strbuf *sb, const char *s, size_t n)
 {
     if (!csv_needs_quotes(s, n)) {
-        csv_reserve(t, n);
-        memcpy(t->buf + t->blen, s, n);
-        t->blen += n;
+        sb_add(sb, s, n);
         return;
     }
-    csv_reserve(t, 2 * n + 3);
-    char *o = t->buf + t->blen;
+    sb_grow(sb, 2 * n + 3);
+    char *o = sb->buf + sb->len;
     *o++ = '"';
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '"')
@@ -75,44 +64,54 @@ static void csv_text(table_writer *t, const char *s, size_t n)
         *o++ = s[i];
     }
     *o++ = '"';
-    t->blen = (size_t)(o - t->buf);
+    sb->len = (size_t)(o - sb->buf);
+    sb->buf[sb->len] = 0;
 }
 
-static void csv_num(table_writer *t, double x)
+static void csv_num(strbuf *sb, double x)
 {
-    csv_reserve(t, 40);
     if (isnan(x) || isinf(x)) {
-        const char *s = isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
-        memcpy(t->buf + t->blen, s, strlen(s));
-        t->blen += strlen(s);
+        sb_adds(sb, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
         return;
     }
-    t->blen += fmt_g16(x, t->buf + t->blen);
+    sb_grow(sb, NUMFMT_BUFSZ);
+    sb->len += fmt_g16(x, sb->buf + sb->len);
+}
+
+void csv_append_row(strbuf *sb, const cell *cells, int ncols)
+{
+    for (int c = 0; c < ncols; c++) {
+        if (c)
+            sb_addc(sb, ',');
+        if (cells[c].kind == CELL_NUM)
+            csv_num(sb, cells[c].num);
+        else if (cells[c].kind == CELL_STR)
+            csv_text(sb, cells[c].str, cells[c].len);
+    }
+    sb_addc(sb, '\n');
 }
 
 static int csv_flush(table_writer *t)
 {
-    if (t->blen && fwrite(t->buf, 1, t->blen, t->fp) != t->blen)
+    if (t->csv.len && fwrite(t->csv.buf, 1, t->csv.len, t->fp) != t->csv.len)
         return err_input(t->path, "cannot write: %s", strerror(errno));
-    t->blen = 0;
+    sb_reset(&t->csv);
     return 0;
 }
 
 static int csv_row(table_writer *t, const cell *cells)
 {
-    for (int c = 0; c < t->ncols; c++) {
-        if (c) {
-            csv_reserve(t, 1);
-            t->buf[t->blen++] = ',';
-        }
-        if (cells[c].kind == CELL_NUM)
-            csv_num(t, cells[c].num);
-        else if (cells[c].kind == CELL_STR)
-            csv_text(t, cells[c].str, cells[c].len);
-    }
-    csv_reserve(t, 1);
-    t->buf[t->blen++] = '\n';
-    return t->blen >= (1 << 20) ? csv_flush(t) : 0;
+    csv_append_row(&t->csv, cells, t->ncols);
+    return t->csv.len >= (1 << 20) ? csv_flush(t) : 0;
+}
+
+int table_append_csv(table_writer *t, const char *text, size_t n)
+{
+    if (csv_flush(t) != 0)
+        return -1;
+    if (n && fwrite(text, 1, n, t->fp) != n)
+        return err_input(t->path, "cannot write: %s", strerror(errno));
+    return 0;
 }
 
 /* ---- xlsx --------------------------------------------------------------- */
@@ -177,15 +176,13 @@ static int xlsx_row(table_writer *t, const cell *cells, int fill)
             const char *s = isnan(x->num) ? "nan" : x->num > 0 ? "inf" : "-inf";
             e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
         } else if (x->kind == CELL_STR && x->len) {
+            /* libxlsxwriter wants NUL-terminated text, but a cell is a
+             * pointer and a length: str[len] need not be readable (a view
+             * into a mapped file or a buffer of exactly that size). */
             size_t n = xlsx_clip(x->str, x->len);
-            /* libxlsxwriter wants NUL-terminated text; most cells are. */
-            const char *s = x->str;
-            if (x->str[n] != 0 || memchr(x->str, 0, n)) {
-                memcpy(small, x->str, n);
-                small[n] = 0;
-                s = small;
-            }
-            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
+            memcpy(small, x->str, n);
+            small[n] = 0;
+            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, small, fmt);
         } else if (fmt) {
             e = worksheet_write_blank(t->ws, r, (lxw_col_t)c, fmt);
         }
@@ -220,7 +217,7 @@ table_writer *table_open(const char *path, int format, const char *const *header
         cell *h = xmalloc_array((size_t)ncols, sizeof *h);
         for (int c = 0; c < ncols; c++)
             h[c] = cell_str(header[c], strlen(header[c]));
-        csv_row(t, h);
+        csv_append_row(&t->csv, h, ncols);
         free(h);
         return t;
     }
@@ -251,7 +248,7 @@ int table_row(table_writer *t, const cell *cells, int fill)
 
 static void table_release(table_writer *t)
 {
-    free(t->buf);
+    sb_free(&t->csv);
     free(t->path);
     free(t);
 }

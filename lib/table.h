@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
+
 enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR };
 
 typedef struct {
@@ -38,6 +40,11 @@ int table_row(table_writer *t, const cell *cells, int fill);
 int table_close(table_writer *t);
 /* Drop the partial output; frees t. */
 void table_abort(table_writer *t);
+
+/* csv text of one row, appended to sb: lets callers format rows on several
+ * threads and hand the text over in order with table_append_csv(). */
+void csv_append_row(strbuf *sb, const cell *cells, int ncols);
+int table_append_csv(table_writer *t, const char *text, size_t n);
 
 static inline cell cell_str(const char *s, size_t n) { cell c = {CELL_STR, 0, s, n}; return c; }
 static inline cell cell_num(double x) { cell c = {CELL_NUM, x, 0, 0}; return c; }

@@ -30,6 +30,22 @@ for s in tests/cli/run.sh tests/conformance.sh; do
     sh "$s" "$BUILD" || fail=1
 done
 
+# A compare under valgrind (plain builds only: it cannot run ASan binaries).
+if command -v valgrind >/dev/null 2>&1 && [ "${BUILD#build-asan}" = "$BUILD" ]; then
+    echo "== valgrind ($BUILD)"
+    vout=$(mktemp -d)
+    if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$BUILD/msprobe" compare -q -n testdata/features/target/step0/rank0 -b testdata/features/bench/step0/rank0 \
+        -o "$vout" -s > "$BUILD/valgrind.log" 2>&1; then
+        echo "ok   valgrind: no error, no leak (statistics compare, xlsx)"
+    else
+        echo "FAIL valgrind (log: $BUILD/valgrind.log)"
+        tail -20 "$BUILD/valgrind.log"
+        fail=1
+    fi
+    rm -rf "$vout"
+fi
+
 if [ $fail -ne 0 ]; then
     echo "TESTS FAILED ($BUILD)"
     exit 1

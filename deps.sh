@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs what building and testing msprobe needs on Debian 12 (as root, or
+# through sudo): compiler, make, pkg-config and the libraries found with it,
+# cmocka for the unit tests, valgrind, python3 (only the conformance test
+# against ../shared/corpus uses it) and unzip.
+set -e
+PKGS="gcc make pkg-config zlib1g-dev libxlsxwriter-dev libyaml-dev libcmocka-dev valgrind python3 unzip"
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+missing=
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    $SUDO apt-get update -qq
+    # shellcheck disable=SC2086
+    $SUDO apt-get install -y -qq $missing
+fi
+echo "deps: all of $PKGS installed"
