@@ -51,24 +51,17 @@ static inline void skip_ws(jparser *jp)
     const char *p = jp->p, *e = jp->end;
     while (p < e) {
         char c = *p;
-        if (c == ' ') {
-            while (e - p >= 8) {
-                uint64_t v;
-                memcpy(&v, p, 8);
-                v ^= 0x2020202020202020ULL;
-                if (v) {
-                    p += __builtin_ctzll(v) / 8;
-                    goto next;
-                }
-                p += 8;
-            }
-            p++;
-        } else if (c == '\n' || c == '\r' || c == '\t') {
+        if (c == ' ' && e - p >= 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+            /* up to the first byte that is not a space (p[0] is one) */
+            uint64_t v;
+            memcpy(&v, p, 8);
+            v ^= 0x2020202020202020ULL;
+            p += v ? __builtin_ctzll(v) / 8 : 8;
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
             p++;
         } else {
             break;
         }
-    next:;
     }
     jp->p = p;
 }

@@ -52,8 +52,13 @@ field() {
     printf '%s\n' "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"
 }
 
-# row CASE ROWS RUNSTAT-LINE: one line of the result table
+# row CASE ROWS RUNSTAT-LINE: one line of the result table (an empty
+# RUNSTAT-LINE: the case failed)
 row() {
+    if [ -z "$3" ]; then
+        printf '%-30s %9s %9s\n' "$1" "$2" FAILED >>"$table"
+        return
+    fi
     printf '%-30s %9s %9s %9s %9s %8s %9s\n' "$1" "$2" "$(field median_s "$3")" "$(field min_s "$3")" \
         "$(field max_s "$3")" "$(field peak_rss_mb "$3")" "$(field cpu_s "$3")" >>"$table"
 }
@@ -80,12 +85,16 @@ dump_a="$scratch/a/target/step0/rank/dump.json"
 bench_a="$scratch/a/bench/step0/rank/dump.json"
 
 # compare NAME RUNS FORMAT: time `msprobe compare` on pair NAME; sets $line
+# (empty when a run failed)
 compare() {
     out=$scratch/out_$1_$3
     mkdir -p "$out"
     echo "bench: msprobe compare ($1) --format $3, $2 run(s)"
-    line=$("$TOOLS/runstat" -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
-        -b "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3")
+    if ! line=$("$TOOLS/runstat" -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
+        -b "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
+        line=
+        skipped="${skipped:+$skipped; }compare ($1) --format $3 failed"
+    fi
 }
 
 have_compare=0
@@ -120,11 +129,13 @@ else
     floor_case="xlsx_floor ${rows_a}x24 synthetic"
 fi
 i=0
+: >"$scratch/floor_times"
 while [ "$i" -lt "$RUNS" ]; do
     # shellcheck disable=SC2086 # floor_args holds two words, paths without spaces
-    "$TOOLS/xlsx_floor" $floor_args --out "$scratch/floor.xlsx" | sed -n 's/.* write_s=\([^ ]*\).*/\1/p'
+    "$TOOLS/xlsx_floor" $floor_args --out "$scratch/floor.xlsx" >"$scratch/floor.out"
+    sed -n 's/.* write_s=\([^ ]*\).*/\1/p' "$scratch/floor.out" >>"$scratch/floor_times"
     i=$((i + 1))
-done >"$scratch/floor_times"
+done
 floor=$(sort -n "$scratch/floor_times" | awk '{ t[NR] = $1 } END {
     m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
     printf "median_s=%.4f min_s=%.4f max_s=%.4f peak_rss_mb=- cpu_s=- runs=%d\n", m, t[1], t[NR], NR }')
@@ -152,7 +163,7 @@ echo
 printf '%-30s %9s %9s %9s %9s %8s %9s\n' case rows median_s min_s max_s peak_MB cpu_s
 cat "$table"
 echo
-if [ "$have_compare" = 1 ]; then
+if [ "$have_compare" = 1 ] && [ -n "$csv_a" ] && [ -n "$xlsx_a" ] && [ -n "$csv_b" ]; then
     awk -v csv="$(field median_s "$csv_a")" -v csvmb="$(field peak_rss_mb "$csv_a")" \
         -v x="$(field median_s "$xlsx_a")" -v f="$(field median_s "$floor")" \
         -v big="$(field median_s "$csv_b")" -v bigmb="$(field peak_rss_mb "$csv_b")" 'BEGIN {

@@ -89,6 +89,9 @@ while IFS='|' read -r name code errtext golden args; do
         xlsx)
             f=$(find "$O" -name 'compare_result_*.xlsx')
             [ -n "$f" ] && [ "$(head -c 2 "$f")" = PK ] || why="no xlsx result" ;;
+        count:*)
+            got=$(find "$O" -name '*compare_result*' | wc -l)
+            [ "$got" = "${golden#count:}" ] || why="$got result files, expected ${golden#count:}" ;;
         ranks:*|steps:*)
             want=${golden#*:}
             got=$(find "$O" -name 'compare_result_rank*.csv' | wc -l)

@@ -37,7 +37,8 @@
 static const char USAGE[] =
     "usage: gen_dump --out DIR [--entries N] [--layers L] [--ranks R] [--steps S]\n"
     "                [--mode statistics|md5] [--seed K] [--drift X] [--nan-rate P]\n"
-    "                [--hot-rate P] [--extra-calls] [--threads T]\n"
+    "                [--hot-rate P] [--extra-calls] [--threads T]\n";
+static const char OPTIONS[] =
     "  --entries N    entries per dump.json (bench side; default: one micro-batch)\n"
     "  --layers L     transformer layers (default 24)\n"
     "  --ranks R      tensor-parallel ranks, dirs rank0..rank{R-1} (default 1: dir \"rank\")\n"
@@ -677,12 +678,18 @@ int main(int argc, char **argv)
             o.nan_rate = rate_arg(a, v);
         else if (!strcmp(a, "--hot-rate"))
             o.hot_rate = rate_arg(a, v);
-        else if (!strcmp(a, "--mode") && v && (!strcmp(v, "statistics") || !strcmp(v, "md5")))
+        else if (!strcmp(a, "--mode")) {
+            if (!v || (strcmp(v, "statistics") && strcmp(v, "md5"))) {
+                fprintf(stderr, "gen_dump: --mode is statistics or md5\n%s", USAGE);
+                return 2;
+            }
             o.md5 = !strcmp(v, "md5");
+        }
         else if (!strcmp(a, "--extra-calls"))
             o.extra = 1, used = 0;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fputs(USAGE, stdout);
+            fputs(OPTIONS, stdout);
             return 0;
         } else {
             fprintf(stderr, "gen_dump: bad argument '%s'\n%s", a, USAGE);

@@ -120,7 +120,8 @@ typedef struct rec {
 
 #define AR_CHAIN(caller) { FR(MAPPINGS, 214, "forward", "return _reduce(input_)"), \
     FR(TORCH "/autograd/function.py", 598, "apply", "return super().apply(*args, **kwargs)  # type: ignore[misc]"), \
-    FR(MAPPINGS, 431, "reduce_from_tensor_model_parallel_region", "return _ReduceFromModelParallelRegion.apply(input_)"), \
+    FR(MAPPINGS, 431, "reduce_from_tensor_model_parallel_region", \
+       "return _ReduceFromModelParallelRegion.apply(input_)"), \
     caller }
 
 typedef struct {
@@ -159,24 +160,30 @@ static const ctxdef CTXS[NCTX] = {
                                "input_layernorm_output = self.input_layernorm(hidden_states)")}},
     [C_ATTN] = {C_LAYER, 1, {FR(LAYER, 173, "forward", "attention_output_with_bias = self.self_attention(")}},
     [C_GETQKV] = {C_ATTN, 0, {FR(ATTN, 262, "forward",
-                                "query, key, value = self.get_query_key_value_tensors(hidden_states, key_value_states)")}},
+                                "query, key, value = self.get_query_key_value_tensors("
+                                "hidden_states, key_value_states)")}},
     [C_QKV] = {C_GETQKV, 1, {FR(ATTN, 394, "get_query_key_value_tensors",
                                 "mixed_qkv, _ = self.linear_qkv(hidden_states)")}},
     [C_ROPEQ] = {C_ATTN, 0, {FR(ROPE, 215, "apply_rotary_pos_emb",
-                               "return apply_rotary_pos_emb_bshd(t, freqs, rotary_interleaved=config.rotary_interleaved)"),
-                            FR(ATTN, 290, "forward", "query = apply_rotary_pos_emb(query, q_pos_emb, config=self.config)")}},
+                               "return apply_rotary_pos_emb_bshd(t, freqs, "
+                               "rotary_interleaved=config.rotary_interleaved)"),
+                            FR(ATTN, 290, "forward",
+                               "query = apply_rotary_pos_emb(query, q_pos_emb, config=self.config)")}},
     [C_ROTQ] = {C_ROPEQ, 0, {FR(ROPE, 170, "apply_rotary_pos_emb_bshd",
                                "t = (t * cos_) + (_rotate_half(t, rotary_interleaved) * sin_)")}},
     [C_ROPEK] = {C_ATTN, 0, {FR(ROPE, 215, "apply_rotary_pos_emb",
-                               "return apply_rotary_pos_emb_bshd(t, freqs, rotary_interleaved=config.rotary_interleaved)"),
-                            FR(ATTN, 291, "forward", "key = apply_rotary_pos_emb(key, k_pos_emb, config=self.config)")}},
+                               "return apply_rotary_pos_emb_bshd(t, freqs, "
+                               "rotary_interleaved=config.rotary_interleaved)"),
+                            FR(ATTN, 291, "forward",
+                               "key = apply_rotary_pos_emb(key, k_pos_emb, config=self.config)")}},
     [C_ROTK] = {C_ROPEK, 0, {FR(ROPE, 170, "apply_rotary_pos_emb_bshd",
                                "t = (t * cos_) + (_rotate_half(t, rotary_interleaved) * sin_)")}},
     [C_CORE] = {C_ATTN, 1, {FR(ATTN, 315, "forward", "core_attn_out = self.core_attention(")}},
     [C_SMAX] = {C_CORE, 1, {FR(DPA, 178, "forward",
                                "attention_probs: Tensor = self.scale_mask_softmax(attention_scores, attention_mask)")}},
     [C_SMAXT] = {C_SMAX, 0, {FR(SOFTMAX, 177, "forward", "return self.forward_torch_softmax(input, mask)")}},
-    [C_SMNN] = {C_SMAXT, 1, {FR(SOFTMAX, 213, "forward_torch_softmax", "probs = torch.nn.Softmax(dim=-1)(mask_output)")}},
+    [C_SMNN] = {C_SMAXT, 1, {FR(SOFTMAX, 213, "forward_torch_softmax",
+                               "probs = torch.nn.Softmax(dim=-1)(mask_output)")}},
     [C_ADROP] = {C_CORE, 1, {FR(DPA, 186, "forward", "attention_probs = self.attention_dropout(attention_probs)")}},
     [C_PROJ] = {C_ATTN, 1, {FR(ATTN, 336, "forward", "output, bias = self.linear_proj(core_attn_out)")}},
     [C_PROJ_AR] = {C_PROJ, 0, AR_CHAIN(FR(TPLAYERS, 982, "forward",
@@ -198,7 +205,8 @@ static const ctxdef CTXS[NCTX] = {
                                "hidden_states = self.mlp_bda(self.training, self.config.bias_dropout_fusion)(")}},
     [C_LNF] = {C_DEC, 1, {FR(MEG "/core/transformer/transformer_block.py", 431, "forward",
                              "hidden_states = self.final_layernorm(hidden_states)")}},
-    [C_OUT] = {C_GPT, 1, {FR(GPT, 224, "forward", "logits, _ = self.output_layer(hidden_states, weight=output_weight)")}},
+    [C_OUT] = {C_GPT, 1, {FR(GPT, 224, "forward",
+                             "logits, _ = self.output_layer(hidden_states, weight=output_weight)")}},
     [C_LMLOSS] = {C_GPT, 0, {FR(GPT, 235, "forward", "loss = self.compute_language_model_loss(labels, logits)")}},
     [C_BWD] = {C_FB, 0, {FR(SCHED, 260, "backward_step",
                            "torch.autograd.backward(output_tensor[0], grad_tensors=output_tensor_grad[0])"),
@@ -209,7 +217,8 @@ static const ctxdef CTXS[NCTX] = {
     [C_ARBWD] = {C_BWD, 0, {FR(MAPPINGS, 220, "backward", "return _reduce(grad_output)"),
                            FR(TORCH "/autograd/function.py", 306, "apply", "return user_fn(self, *args)"),
                            FR(TORCH "/autograd/graph.py", 768, "_engine_run_backward",
-                              "return Variable._execution_engine.run_backward(  # Calls into the C++ engine to run the backward pass"),
+                              "return Variable._execution_engine.run_backward(  "
+                              "# Calls into the C++ engine to run the backward pass"),
                            FR(TORCH "/autograd/__init__.py", 289, "backward", "_engine_run_backward(")}},
     [C_OPTSTEP] = {C_MAIN, 0, {FR(MOPT, 520, "step", "success = self.step_with_ready_grads()"),
                               FR(TRAINING, 603, "train_step",
@@ -230,11 +239,13 @@ typedef struct {
     const char *frame;
 } sitedef;
 
-#define AR_FRAME FR(MAPPINGS, 29, "_reduce", "torch.distributed.all_reduce(input_, group=get_tensor_model_parallel_group())")
+#define AR_FRAME FR(MAPPINGS, 29, "_reduce", \
+    "torch.distributed.all_reduce(input_, group=get_tensor_model_parallel_group())")
 #define LN_FRAME FR(TORCH "/nn/modules/normalization.py", 201, "forward", "return F.layer_norm(")
 #define COL_FRAME FR(TPLAYERS, 848, "forward", "output_parallel = F.linear(input_parallel, weight, bias)")
 #define ROW_FRAME FR(TPLAYERS, 971, "forward", "output_parallel = F.linear(input_parallel, self.weight)")
-#define DROP_FRAME FR(TORCH "/nn/modules/dropout.py", 59, "forward", "return F.dropout(input, self.p, self.training, self.inplace)")
+#define DROP_FRAME FR(TORCH "/nn/modules/dropout.py", 59, "forward", \
+    "return F.dropout(input, self.p, self.training, self.inplace)")
 #define ROPE_SITES(C, R) \
     {C, FR(ROPE, 165, "apply_rotary_pos_emb_bshd", "t, t_pass = t[..., :rot_dim], t[..., rot_dim:]")}, \
     {C, FR(ROPE, 168, "apply_rotary_pos_emb_bshd", "cos_ = torch.cos(freqs).to(t.dtype)")}, \
@@ -262,7 +273,8 @@ enum { S_ROT_ARANGE, S_ROT_OUTER, S_ROT_CAT, S_ROT_GETITEM, S_EMB, S_AR_WEMB, S_
 enum { NSLOT = NSITE + NCTX };
 
 static const sitedef SITES[] = {
-    {C_ROT, FR(ROPE, 140, "forward", "seq = torch.arange(max_seq_len, device=self.inv_freq.device, dtype=self.inv_freq.dtype)")},
+    {C_ROT, FR(ROPE, 140, "forward",
+               "seq = torch.arange(max_seq_len, device=self.inv_freq.device, dtype=self.inv_freq.dtype)")},
     {C_ROT, FR(ROPE, 146, "forward", "freqs = torch.outer(seq, self.inv_freq)")},
     {C_ROT, FR(ROPE, 151, "forward", "emb = torch.cat((freqs, freqs), dim=-1)")},
     {C_ROT, FR(ROPE, 153, "forward", "emb = emb[:, None, None, :]")},
@@ -284,7 +296,8 @@ static const sitedef SITES[] = {
     {C_SMAXT, FR(SOFTMAX, 205, "forward_torch_softmax", "input = input.float()")},
     {C_SMAXT, FR(SOFTMAX, 212, "forward_torch_softmax",
                  "mask_output = self.mask_func(input, mask) if mask is not None else input")},
-    {C_SMNN, FR(TORCH "/nn/modules/activation.py", 1514, "forward", "return F.softmax(input, self.dim, _stacklevel=5)")},
+    {C_SMNN, FR(TORCH "/nn/modules/activation.py", 1514, "forward",
+                "return F.softmax(input, self.dim, _stacklevel=5)")},
     {C_SMAXT, FR(SOFTMAX, 218, "forward_torch_softmax",
                  "probs = probs.half() if self.input_in_fp16 else probs.bfloat16()")},
     {C_ADROP, DROP_FRAME},
@@ -315,7 +328,8 @@ static const sitedef SITES[] = {
                   "compute_language_model_loss", "logits = logits.transpose(0, 1).contiguous()")},
     {C_LMLOSS, FR(MEG "/core/models/common/language_module/language_module.py", 47,
                   "compute_language_model_loss",
-                  "loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), labels.view(-1), reduction='none')")},
+                  "loss = F.cross_entropy(logits.float().view(-1, logits.size(-1)), labels.view(-1), "
+                  "reduction='none')")},
     {C_LMLOSS, FR(MEG "/core/models/common/language_module/language_module.py", 50,
                   "compute_language_model_loss", "loss = loss.view(labels.shape)")},
     {C_LOSS, FR("/workspace/Megatron-LM/pretrain_gpt.py", 117, "loss_func", "losses = output_tensor.float()")},
@@ -349,7 +363,8 @@ _Static_assert(sizeof SITES / sizeof SITES[0] == NSITE, "one SITES row per S_ co
     X(T_NEG, "Tensor.__neg__") X(T_FLOAT, "Tensor.float") X(T_BFLOAT16, "Tensor.bfloat16") \
     X(T_MASKED_FILL_, "Tensor.masked_fill_") X(T_NE, "Tensor.ne") X(T_SUM, "Tensor.sum") \
     X(T_TRUEDIV, "Tensor.__truediv__") X(T_MUL_, "Tensor.mul_") X(T_ADD_, "Tensor.add_") \
-    X(T_ADDCMUL_, "Tensor.addcmul_") X(T_SQRT, "Tensor.sqrt") X(T_ADDCDIV_, "Tensor.addcdiv_") X(T_POW, "Tensor.__pow__") \
+    X(T_ADDCMUL_, "Tensor.addcmul_") X(T_SQRT, "Tensor.sqrt") X(T_ADDCDIV_, "Tensor.addcdiv_") \
+    X(T_POW, "Tensor.__pow__") \
     X(TO_ARANGE, "Torch.arange") X(TO_OUTER, "Torch.outer") X(TO_CAT, "Torch.cat") X(TO_SPLIT, "Torch.split") \
     X(TO_CHUNK, "Torch.chunk") X(TO_COS, "Torch.cos") X(TO_SIN, "Torch.sin") X(TO_BADDBMM, "Torch.baddbmm") \
     X(TO_BMM, "Torch.bmm") X(TO_SUM, "Torch.sum") X(TO_ONES_LIKE, "Torch.ones_like") X(TO_POW, "Torch.pow") \

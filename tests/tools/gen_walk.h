@@ -380,8 +380,10 @@ static tensor *rope_apply(G *g, tensor *t, tensor *freqs, int site)
     tensor *tr = act(g, 1.0, SH(s, b, np, hd)), *tp = act(g, 1.0, SH(s, b, np, 0));
     api(g, slice, T_GETITEM, ARGS(IT(t), LIST(IELL(), ISLICE(NONE, hd, NONE))), NOARGS, ARGS(IT(tr)));
     api(g, slice, T_GETITEM, ARGS(IT(t), LIST(IELL(), ISLICE(hd, NONE, NONE))), NOARGS, ARGS(IT(tp)));
-    tensor *c32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)), *c16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd));
-    tensor *s32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)), *s16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd));
+    tensor *c32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *c16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *s32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *s16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd));
     /* .to(t.dtype): a positional dtype is not a "dtype" kwarg, msprobe writes {} */
     api(g, cs, TO_COS, ARGS(IT(freqs)), NOARGS, ARGS(IT(c32)));
     api(g, cs, T_TO, ARGS(IT(c32), IEMPTY()), NOARGS, ARGS(IT(c16)));
@@ -419,8 +421,10 @@ static tensor *core_attention(G *g, layer_mods *L, tensor *q, tensor *k, tensor 
     api(g, S_CORE_VIEW1, T_VIEW, ARGS(IT(sc), II(b), II(np), II(s), II(s)), NOARGS, ARGS(IT(sc4)));
 
     mod_begin(g, &L->smax);
-    tensor *f = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)), *mf = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
-           *pr = tnew(g, DT_F32, 1, KIND_POS, 1.0, SH(b, np, s, s)), *pb = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
+    tensor *f = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
+           *mf = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
+           *pr = tnew(g, DT_F32, 1, KIND_POS, 1.0, SH(b, np, s, s)),
+           *pb = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
     mf->v[0][1] = mf->v[1][1] = -10000.0;
     api(g, S_SM_FLOAT, T_FLOAT, ARGS(IT(sc4)), NOARGS, ARGS(IT(f)));
     api(g, S_SM_MASK, T_MASKED_FILL_, ARGS(IT(f), IT(mask), IFL(-10000.0)), NOARGS, ARGS(IT(mf)));
@@ -435,7 +439,8 @@ static tensor *core_attention(G *g, layer_mods *L, tensor *q, tensor *k, tensor 
 
     tensor *v2 = act(g, 1.0, SH(s, bn, hd)), *p3 = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(bn, s, s)),
            *vt = act(g, 1.0, SH(bn, s, hd)), *c = act(g, 0.8, SH(bn, s, hd)), *c4 = act(g, 0.8, SH(b, np, s, hd)),
-           *cp = act(g, 0.8, SH(s, b, np, hd)), *cc = act(g, 0.8, SH(s, b, np, hd)), *co = act(g, 0.8, SH(s, b, np * hd));
+           *cp = act(g, 0.8, SH(s, b, np, hd)), *cc = act(g, 0.8, SH(s, b, np, hd)),
+           *co = act(g, 0.8, SH(s, b, np * hd));
     api(g, S_CORE_VIEW2, T_VIEW, ARGS(IT(v), II(s), II(bn), II(-1)), NOARGS, ARGS(IT(v2)));
     api(g, S_CORE_VIEW3, T_VIEW, ARGS(IT(pd), II(bn), II(s), II(-1)), NOARGS, ARGS(IT(p3)));
     api(g, S_CORE_BMM2, T_TRANSPOSE, ARGS(IT(v2), II(0), II(1)), NOARGS, ARGS(IT(vt)));
@@ -558,7 +563,8 @@ static void microbatch(G *g, int mb)
     mod_end(g, &g->emb, NOARGS, ARGS(KW("input_ids", IT(tokens)), KW("position_ids", INUL())), ARGS(IT(ed)));
 
     tensor *seq = tnew(g, DT_F32, 0, KIND_RANGE, 0, SH(s)), *fr = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, g->hd / 2)),
-           *fe = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, g->hd)), *rope = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, 1, 1, g->hd));
+           *fe = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, g->hd)),
+           *rope = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, 1, 1, g->hd));
     mod_begin(g, &g->rot);
     api(g, S_ROT_ARANGE, TO_ARANGE, ARGS(II(s)), ARGS(KW("device", IDEV(g->rank)), KW("dtype", IDT("torch.float32"))),
         ARGS(IT(seq)));
@@ -582,7 +588,8 @@ static void microbatch(G *g, int mb)
 
     tensor *lt = act(g, 3.0, SH(b, s, V)), *lc = act(g, 3.0, SH(b, s, V)),
            *lf = tnew(g, DT_F32, 1, KIND_ACT, 3.0, SH(b, s, V)), *lv = tnew(g, DT_F32, 1, KIND_ACT, 3.0, SH(b * s, V)),
-           *lab = tnew(g, DT_I64, 0, KIND_IDS, V * g->tp, SH(b * s)), *ce = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
+           *lab = tnew(g, DT_I64, 0, KIND_IDS, V * g->tp, SH(b * s)),
+           *ce = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
            *ce2 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b, s));
     api(g, S_LM_T, T_TRANSPOSE, ARGS(IT(logits), II(0), II(1)), NOARGS, ARGS(IT(lt)));
     api(g, S_LM_T, T_CONTIGUOUS, ARGS(IT(lt)), NOARGS, ARGS(IT(lc)));
@@ -594,7 +601,8 @@ static void microbatch(G *g, int mb)
 
     tensor *lf2 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b, s)), *l1 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
            *lm = tnew(g, DT_F32, 0, KIND_ONES, 1, SH(b * s)), *pr = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
-           *sum = tnew(g, DT_F32, 1, KIND_SCALAR, 2.3 * s * b, 0, NULL), *ne = tnew(g, DT_BOOL, 0, KIND_ACT, 1, SH(b, s)),
+           *sum = tnew(g, DT_F32, 1, KIND_SCALAR, 2.3 * s * b, 0, NULL),
+           *ne = tnew(g, DT_BOOL, 0, KIND_ACT, 1, SH(b, s)),
            *nt = tnew(g, DT_I64, 0, KIND_SCALAR, s * b, 0, NULL), *loss = tnew(g, DT_F32, 1, KIND_SCALAR, 2.3, 0, NULL),
            *one = tnew(g, DT_F32, 0, KIND_ONES, 1.0, 0, NULL);
     api(g, S_LOSS_FLOAT, T_FLOAT, ARGS(IT(ce2)), NOARGS, ARGS(IT(lf2)));
@@ -615,7 +623,8 @@ static void optimizer(G *g)
 {
     arena_reset(&g->mb);
     g->cur = &g->mb;
-    tensor *norm = tnew(g, DT_F32, 0, KIND_SCALAR, 1.7, 0, NULL), *norm2 = tnew(g, DT_F32, 0, KIND_SCALAR, 2.9, 0, NULL),
+    tensor *norm = tnew(g, DT_F32, 0, KIND_SCALAR, 1.7, 0, NULL),
+           *norm2 = tnew(g, DT_F32, 0, KIND_SCALAR, 2.9, 0, NULL),
            *sum = tnew(g, DT_F32, 0, KIND_SCALAR, 2.9 * g->tp, 0, NULL);
     api(g, S_CLIP_POW, T_POW, ARGS(IT(norm), IFL(2.0)), NOARGS, ARGS(IT(norm2)));
     if (g->tp > 1)

@@ -76,7 +76,8 @@ static int run_once(char **cmd, int quiet, double *secs, double *cpu, long *rss_
         }
     }
     *secs = now() - t0;
-    *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    *cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
     *rss_kb = ru.ru_maxrss;
     if (WIFEXITED(status))
         return WEXITSTATUS(status);

@@ -13,6 +13,7 @@
 #include "arena.h"
 #include "json.h"
 #include "log.h"
+#include "strbuf.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -614,6 +615,88 @@ static void test_extra_data_and_empty(void **state)
     doc_free(&d);
 }
 
+/* Strings and blanks are scanned eight bytes at a time: a special byte at
+ * any offset of a long string, high bytes that only look special, and runs
+ * of blanks of every length up to the end of the buffer. */
+static void test_word_scans(void **state)
+{
+    enum { LEN = 40 };
+    for (int pos = 0; pos < LEN; pos++) {
+        char t[LEN + 8];
+        /* a control character */
+        t[0] = '"';
+        memset(t + 1, 'a', LEN);
+        t[1 + pos] = 0x1f;
+        t[1 + LEN] = '"';
+        doc d;
+        assert_int_equal(parse_n(&d, t, LEN + 2), -1);
+        tu_assert_err("control character in string");
+        doc_free(&d);
+        /* an escape (two bytes, so not at the last offset) */
+        if (pos < LEN - 1) {
+            memset(t + 1, 'b', LEN);
+            t[1 + pos] = '\\';
+            t[2 + pos] = 't';
+            assert_int_equal(parse_n(&d, t, LEN + 2), 0);
+            assert_int_equal(d.v.len, LEN - 1);
+            assert_int_equal(d.v.u.str[pos], '\t');
+            doc_free(&d);
+        }
+        /* the closing quote early: the rest is extra data */
+        memset(t + 1, 'c', LEN);
+        t[1 + pos] = '"';
+        assert_int_equal(parse_n(&d, t, LEN + 2), -1);
+        tu_assert_err("extra data");
+        doc_free(&d);
+        /* bytes >= 0x80 are text */
+        for (int i = 0; i < LEN; i++)
+            t[1 + i] = (char)(0x80 + (i * 37 + pos) % 128);
+        assert_int_equal(parse_n(&d, t, LEN + 2), 0);
+        assert_int_equal(d.v.len, LEN);
+        assert_memory_equal(d.v.u.str, t + 1, LEN);
+        doc_free(&d);
+        /* unterminated, ending at any offset */
+        memset(t + 1, 'd', LEN);
+        assert_int_equal(parse_n(&d, t, (size_t)pos + 1), -1);
+        tu_assert_err("unterminated string");
+        doc_free(&d);
+    }
+    /* eight blanks close to the end of the input must not swallow the
+     * token after them */
+    doc e;
+    assert_int_equal(parse(&e, "[        -1]"), 0);
+    assert_int_equal(e.v.len, 1);
+    assert_true(e.v.u.items[0].u.num == -1);
+    doc_free(&e);
+    assert_int_equal(parse(&e, "[        1]"), 0);
+    assert_int_equal(e.v.len, 1);
+    doc_free(&e);
+    assert_int_equal(parse(&e, "{}                "), 0);
+    doc_free(&e);
+    for (int n = 0; n <= 24; n++) {
+        /* "[", "1", ",", "2", "]" with n blanks around each token */
+        static const char tokens[] = "[1,2]";
+        char t[160];
+        size_t len = 0;
+        for (int k = 0; k < 5; k++) {
+            memset(t + len, k == 2 ? '\n' : ' ', (size_t)n);
+            len += (size_t)n;
+            t[len++] = tokens[k];
+        }
+        memset(t + len, ' ', (size_t)n);
+        len += (size_t)n;
+        doc d;
+        assert_int_equal(parse_n(&d, t, len), 0);
+        assert_int_equal(d.v.len, 2);
+        assert_int_equal(d.v.u.items[1].u.num, 2);
+        doc_free(&d);
+        /* "[" after blanks, then the end of the input */
+        assert_int_equal(parse_n(&d, t, (size_t)n + 1), -1);
+        tu_assert_err("truncated");
+        doc_free(&d);
+    }
+}
+
 static void test_truthy(void **state)
 {
     static const struct {
@@ -633,6 +716,64 @@ static void test_truthy(void **state)
         doc_free(&d);
     }
     assert_false(json_truthy(NULL));
+}
+
+/* Python dict iteration over objects with repeated keys: each key once, at
+ * its first position, with its last value. Small objects are checked
+ * pairwise, large ones through a hash set; both paths are covered. */
+static void test_member_value(void **state)
+{
+    doc d;
+    assert_int_equal(parse(&d, "{\"a\": 1, \"b\": 2, \"c\": 3}"), 0);
+    assert_false(d.v.has_dups);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_ptr_equal(json_member_value(&d.v, i), &d.v.u.members[i].val);
+    doc_free(&d);
+
+    assert_int_equal(parse(&d, "{\"x\": 1, \"y\": 2, \"x\": 3, \"z\": 4, \"y\": 5, \"\": 6, \"xx\": 7, \"\": 8}"), 0);
+    assert_true(d.v.has_dups);
+    static const int want[] = {3, 5, -1, 4, -1, 8, 7, -1};
+    for (uint32_t i = 0; i < 8; i++) {
+        const jval *v = json_member_value(&d.v, i);
+        if (want[i] < 0)
+            assert_null(v);
+        else
+            assert_int_equal(v->u.num, want[i]);
+    }
+    doc_free(&d);
+
+    /* nested objects carry their own flag */
+    assert_int_equal(parse(&d, "{\"o\": {\"k\": 1, \"k\": 2}, \"p\": {\"k\": 1, \"K\": 2}}"), 0);
+    assert_false(d.v.has_dups);
+    assert_true(json_get(&d.v, "o")->has_dups);
+    assert_false(json_get(&d.v, "p")->has_dups);
+    doc_free(&d);
+
+    static const int sizes[] = {31, 32, 33, 200};
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        int n = sizes[z];
+        for (int dup_at = -1; dup_at < n; dup_at += n / 3 + 1) {
+            strbuf sb = STRBUF_INIT;
+            sb_addc(&sb, '{');
+            for (int i = 0; i < n; i++)
+                sb_addf(&sb, "%s\"key%03d\": %d", i ? ", " : "", i, i);
+            /* a repeat of member dup_at, last */
+            if (dup_at >= 0)
+                sb_addf(&sb, ", \"key%03d\": -1", dup_at);
+            sb_addc(&sb, '}');
+            assert_int_equal(parse_n(&d, sb.buf, sb.len), 0);
+            assert_int_equal(d.v.has_dups, dup_at >= 0);
+            for (int i = 0; i < n; i++) {
+                const jval *v = json_member_value(&d.v, (uint32_t)i);
+                assert_non_null(v);
+                assert_int_equal(v->u.num, i == dup_at ? -1 : i);
+            }
+            if (dup_at >= 0)
+                assert_null(json_member_value(&d.v, (uint32_t)n));
+            doc_free(&d);
+            sb_free(&sb);
+        }
+    }
 }
 
 static void test_str_eq(void **state)
@@ -668,7 +809,9 @@ int main(void)
         cmocka_unit_test(test_strings_malformed),
         cmocka_unit_test(test_nesting_limit),
         cmocka_unit_test(test_extra_data_and_empty),
+        cmocka_unit_test(test_word_scans),
         cmocka_unit_test(test_truthy),
+        cmocka_unit_test(test_member_value),
         cmocka_unit_test(test_str_eq),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,6 +42,9 @@ static inline char *tu_write(const char *dir, const char *name, const char *data
     if (n == (size_t)-1)
         n = strlen(data);
     char *p = tu_path(dir, name);
+    /* a fresh file: truncating one in place makes ext4 flush it to disk
+     * (auto_da_alloc), which is slow for tests that rewrite a fixture */
+    unlink(p);
     FILE *f = fopen(p, "wb");
     assert_non_null(f);
     if (n)
