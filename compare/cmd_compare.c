@@ -250,7 +250,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .framework = g->framework,
                          .out_dir = o.out_dir,
                          .stamp = stamp,
-                         .threads = o.jobs};
+                         /* threads left for each compare when several run at once */
+                         .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1)};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     s.rc = xcalloc(jobs.n, sizeof *s.rc);

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW_CHUNK 2048
-#define CSV_BATCH 64
+#define ROW_CHUNK 1024
+#define CSV_BATCH 8   /* chunks formatted at once: a few per thread */
 
 /* A chunk of rendered rows: cells point into `text` (and into the dumps). */
 typedef struct {

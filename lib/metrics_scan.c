@@ -340,6 +340,19 @@ static inline v4f vround_half(v4f x)
     return r * scale;
 }
 
+/* The float16 kernel compares the quotient before its last rounding to
+ * half: round_to_half(q) < t exactly when q < half_bound(t), the midpoint
+ * between t and the half below it (nudged up when a tie there rounds down,
+ * i.e. to the even neighbour below).  Rounding is monotonic, so the
+ * maximum can also be rounded once, at the end of the chunk. */
+static float half_bound(double t)
+{
+    uint16_t h = f32_to_f16((float)t);
+    float below = f16_to_f32((uint16_t)(h - 1));
+    float mid = (below + (float)t) / 2; /* exact: one bit more than a half has */
+    return (h - 1) & 1 ? mid : nextafterf(mid, INFINITY);
+}
+
 /* Elements [0, len) of px / py, len a multiple of 4.  ldn / ldb: operand
  * formats; half: float16 relative error; en / eb: the NPU / bench side adds
  * eps in float32 (else eps is lost, float16). */
@@ -351,7 +364,8 @@ static inline __attribute__((always_inline)) void kern(const unsigned char *px, 
     v2d dot0 = z2, dot1 = z2, nn0 = z2, nn1 = z2, bb0 = z2, bb1 = z2, dd0 = z2, dd1 = z2, ma = z2;
     v4f mr = {0, 0, 0, 0};
     v4i rn = SPLAT4(0), c1 = rn, c5 = rn;
-    const float f1 = (float)p->thr1, f5 = (float)p->thr5;
+    const float f1 = half ? half_bound(p->thr1) : (float)p->thr1;
+    const float f5 = half ? half_bound(p->thr5) : (float)p->thr5;
     const v4f t1 = {f1, f1, f1, f1}, t5 = {f5, f5, f5, f5};
     const v4i eps = SPLAT4(0x25800000); /* 0x1p-52f */
     for (size_t i = 0; i < len; i += 4) {
@@ -369,7 +383,7 @@ static inline __attribute__((always_inline)) void kern(const unsigned char *px, 
         ma = max2(max2(ma, abs2(dl)), abs2(dh));
         v4f r;
         if (half) {
-            r = abs4(vround_half(vround_half(x - y) / y));
+            r = abs4(vround_half(x - y) / y);
         } else {
             v4f e = (v4f)((y == 0) & eps);
             v4f xn = en ? x + e : x;
@@ -392,8 +406,8 @@ static inline __attribute__((always_inline)) void kern(const unsigned char *px, 
     for (int k = 0; k < 4; k++) {
         if (rn[k])
             a->relnan = 1;
-        else if (mr[k] > a->maxrel)
-            a->maxrel = mr[k];
+        else if ((half ? round_to_half(mr[k]) : mr[k]) > a->maxrel)
+            a->maxrel = half ? round_to_half(mr[k]) : mr[k];
         a->below1 += (size_t)c1[k];
         a->below5 += (size_t)c5[k];
     }

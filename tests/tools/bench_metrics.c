@@ -1,13 +1,15 @@
 /* Throughput of metrics_compare (the six ALL-mode metrics in one pass).
  *
- * usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [--scalar]
+ * usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [--scalar]
  *
  * Builds NPU/bench pairs of float32, bfloat16, float16 and float64 tensors of
  * MELEMS million elements (default 64) in memory and times metrics_compare
  * on one thread, best of ROUNDS (default 5).  With -d, the float32 pair is
  * also saved as .npy and the bfloat16 pair as .pt in DIR and timed
  * through tensor_load (page-cached after the first round), load + compare
- * + free per round.  Reported: GB/s of tensor data (both tensors) per core.
+ * + free per round.  -t restricts the in-memory runs to one dtype (float32,
+ * bfloat16, float16, float64).  Reported: GB/s of tensor data (both
+ * tensors) per core.
  */
 #include "log.h"
 #include "metrics.h"
@@ -150,7 +152,7 @@ int main(int argc, char **argv)
 {
     size_t melems = 64;
     int rounds = 5;
-    const char *dir = NULL;
+    const char *dir = NULL, *only = NULL;
     unsigned flags = 0;
     log_set_prog("bench_metrics");
     for (int i = 1; i < argc; i++) {
@@ -160,10 +162,12 @@ int main(int argc, char **argv)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+            only = argv[++i];
         else if (!strcmp(argv[i], "--scalar"))
             flags |= METRICS_SCALAR;
         else {
-            fprintf(stderr, "usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [--scalar]\n");
+            fprintf(stderr, "usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [--scalar]\n");
             return 2;
         }
     }
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
     make_values(n, x, y);
     static const dtype_id types[] = {DT_F32, DT_BF16, DT_F16, DT_F64};
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
-        bench_mem(types[k], n, x, y, rounds, flags);
+        if (!only || !strcmp(only, dtype_name(types[k])))
+            bench_mem(types[k], n, x, y, rounds, flags);
     if (dir) {
         bench_files(DT_F32, dir, n, x, y, rounds, flags);
         bench_files(DT_BF16, dir, n, x, y, rounds, flags);
