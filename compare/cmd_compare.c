@@ -35,6 +35,8 @@ void cmd_compare_usage(void *stream)
             "  -c, --compare_only           do not write the advisor file\n"
             "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
             "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
+            "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
+            "                               defect: the 0-d tensor message repeated 16 times\n"
             "  -q, --quiet                  print nothing but errors\n"
             "  -h, --help                   this help\n"
             "\n"
@@ -43,7 +45,7 @@ void cmd_compare_usage(void *stream)
 
 typedef struct {
     const char *target, *bench, *input, *out_dir;
-    int stack, compare_only, format, jobs;
+    int stack, compare_only, format, jobs, compat;
 } cli;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -90,6 +92,9 @@ static int parse_args(int argc, char **argv, cli *o)
             continue;
         } else if (is(a, "-c", "--compare_only", NULL)) {
             o->compare_only = 1;
+            continue;
+        } else if (!strcmp(a, "--compat")) {
+            o->compat = 1;
             continue;
         } else if (is(a, "-q", "--quiet", NULL)) {
             log_set_quiet(1);
@@ -251,7 +256,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .out_dir = o.out_dir,
                          .stamp = stamp,
                          /* threads left for each compare when several run at once */
-                         .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1)};
+                         .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1),
+                         .zero_d_repeat = o.compat};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     s.rc = xcalloc(jobs.n, sizeof *s.rc);

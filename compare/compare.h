@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "dump.h"
+#include "metrics.h"
 #include "stack.h"
 #include "strbuf.h"
 #include "table.h"
@@ -28,6 +29,7 @@ typedef struct {
     const char *out_dir;
     const char *stamp;       /* %Y%m%d%H%M%S used in every file name of a run */
     int threads;             /* threads one compare may use */
+    int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
 } compare_opts;
 
 /* One pair of files to compare and where its results go. */
@@ -73,6 +75,14 @@ enum hl_code {
 #define HL_IS_RED(c) ((c) <= HL_RED_MAX_RELATIVE)
 const char *hl_text(int code);
 
+/* ALL (tensor) mode: the outcome of one row's real-data comparison. */
+enum real_flag { RD_COMPARED, RD_NO_NPU_FILE, RD_NO_BENCH_FILE, RD_UNMATCHED, RD_READ_FAILED };
+typedef struct {
+    tensor_metrics m;        /* all six "unsupported" when flag != RD_COMPARED */
+    uint8_t flag;
+} real_result;
+#define REAL_CHUNK 16
+
 /* SUMMARY: the four statistic differences of a row, computed once. */
 enum { DIFF_NA, DIFF_NAN, DIFF_NUM };
 typedef struct {
@@ -96,6 +106,8 @@ typedef struct {
      * number or None (None then reads back as NaN); otherwise as objects. */
     uint8_t npu_numeric[4], bench_numeric[4];
     stat_diffs *diffs;       /* SUMMARY: per row */
+    real_result *real;       /* ALL: per row */
+    char *npu_tensor_dir, *bench_tensor_dir;
     uint8_t *fill;           /* per row: FILL_NONE/RED/YELLOW */
     hl_message *msgs;
     size_t nmsgs;
@@ -115,6 +127,12 @@ void compute_diffs(compare_ctx *c, int threads);
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
 void stats_column_types(compare_ctx *c);
 
+/* real_data.c: tensor mode */
+int compute_real_data(compare_ctx *c, int threads);
+const char *real_data_name(const match_pair *p, int bench);
+void real_message(const compare_ctx *c, size_t i, strbuf *sb);
+void data_name_cell(const match_pair *p, strbuf *sb);
+
 /* highlight.c */
 int highlight_rows(compare_ctx *c);
 
@@ -122,11 +140,12 @@ int highlight_rows(compare_ctx *c);
 typedef struct {
     char rel[4][40];         /* relative-error texts */
     strbuf err;              /* Err_message */
+    strbuf data_name;        /* Data_name (tensor mode) */
 } row_text;
 
 /* What the rows of a part of the table add up to (merged in order). */
 typedef struct {
-    size_t rows, matched, unmatched, warning, different, red, yellow;
+    size_t rows, matched, unmatched, warning, different, accuracy_no, red, yellow;
     size_t first_failing;
 } row_counts;
 
@@ -136,6 +155,7 @@ void render_stacks(compare_ctx *c);
  * highlight messages (start it with msgs_from(c, i)). Thread-safe once
  * render_stacks() has run. */
 void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k);
+void real_metric_cell(const compare_ctx *c, size_t i, int k, pyval *out);
 size_t msgs_from(const compare_ctx *c, size_t i);
 void add_counts(row_counts *to, const row_counts *k);
 

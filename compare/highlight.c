@@ -33,9 +33,10 @@ const char *hl_text(int code)
     return "";
 }
 
-/* The cells the rules read, as Python values. */
+/* The cells the rules read, as Python values. "max diff" is Max diff
+ * (statistics) or MaxAbsErr (tensors). */
 typedef struct {
-    pyval npu_max, npu_min, bench_max, max_diff;
+    pyval npu_max, npu_min, bench_max, max_diff, one_thousandth, cosine;
 } rule_cells;
 
 static void read_cells(const compare_ctx *c, size_t i, rule_cells *rc, char *buf)
@@ -43,8 +44,14 @@ static void read_cells(const compare_ctx *c, size_t i, rule_cells *rc, char *buf
     cell_npu_stat(c, i, 0, &rc->npu_max);
     cell_npu_stat(c, i, 1, &rc->npu_min);
     cell_bench_stat(c, i, 0, &rc->bench_max);
-    pyval rel;
-    cell_stat_diff(c, i, 0, &rc->max_diff, &rel, buf);
+    if (c->mode == MODE_ALL) {
+        real_metric_cell(c, i, MET_MAXABS, &rc->max_diff);
+        real_metric_cell(c, i, MET_ONE_THOUSANDTH, &rc->one_thousandth);
+        real_metric_cell(c, i, MET_COSINE, &rc->cosine);
+    } else {
+        pyval rel;
+        cell_stat_diff(c, i, 0, &rc->max_diff, &rel, buf);
+    }
 }
 
 /* isinstance(x, (float, int)): bools count, strings and None do not. */
@@ -120,6 +127,25 @@ static void check_max_relative(batch_msgs *m, size_t row, const rule_cells *in, 
         yellow(m, row, HL_YELLOW_MAX_RELATIVE);
 }
 
+static void check_one_thousandth(batch_msgs *m, size_t row, const rule_cells *in, const rule_cells *out)
+{
+    if (!is_num(&in->one_thousandth) || !is_num(&out->one_thousandth))
+        return;
+    double a = in->one_thousandth.num, b = out->one_thousandth.num;
+    if (a > 0.9 && b < 0.6)
+        red(m, row, HL_RED_ONE_THOUSAND);
+    else if (a - b > 0.1)
+        yellow(m, row, HL_YELLOW_ONE_THOUSAND);
+}
+
+static void check_cosine(batch_msgs *m, size_t row, const rule_cells *in, const rule_cells *out)
+{
+    if (!is_num(&in->cosine) || !is_num(&out->cosine))
+        return;
+    if (in->cosine.num - out->cosine.num > 0.1)
+        yellow(m, row, HL_YELLOW_COSINE);
+}
+
 typedef struct {
     size_t start, in_len, params_end, output_end, grad_end;
 } api_batch;
@@ -162,8 +188,12 @@ static void check_batch(compare_ctx *c, const api_batch *bt, batch_msgs *m)
             if (!is_num(&in->npu_max) || !is_num(&in->bench_max) || !is_num(&in->max_diff))
                 continue;
             check_order_magnitude(m, o, in, out);
-            if (c->mode == MODE_SUMMARY)
+            if (c->mode == MODE_SUMMARY) {
                 check_max_relative(m, o, in, out);
+            } else {
+                check_one_thousandth(m, o, in, out);
+                check_cosine(m, o, in, out);
+            }
         }
     }
     free(cells);

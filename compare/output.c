@@ -34,8 +34,10 @@ static void chunk_init(chunk *k, int ncols)
 
 static void chunk_free(chunk *k)
 {
-    for (size_t i = 0; i < ROW_CHUNK; i++)
+    for (size_t i = 0; i < ROW_CHUNK; i++) {
         sb_free(&k->text[i].err);
+        sb_free(&k->text[i].data_name);
+    }
     free(k->text);
     free(k->cells);
     sb_free(&k->csv);
@@ -196,6 +198,7 @@ int write_result(compare_ctx *c, const char *path, compare_result *res)
     res->unmatched = total.unmatched;
     res->warning = total.warning;
     res->different = total.different;
+    res->accuracy_no = total.accuracy_no;
     res->red = total.red;
     res->yellow = total.yellow;
     res->first_failing = total.first_failing;

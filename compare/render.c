@@ -16,6 +16,16 @@ static const char *const summary_header[] = {
     "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
     "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
     "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Result", "Err_message", "NPU_Stack_Info"};
+static const char *const all_header[] = {
+    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
+    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio",
+    "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm",
+    "Accuracy Reached or Not", "Err_message", "NPU_Stack_Info", "Data_name"};
+static const char *const all_header_no_stack[] = {
+    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
+    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio",
+    "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm",
+    "Accuracy Reached or Not", "Err_message", "Data_name"};
 static const char *const md5_header[] = {
     "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
     "NPU MD5", "BENCH MD5", "Result", "NPU_Stack_Info"};
@@ -120,8 +130,55 @@ static void md5_row(const compare_ctx *c, size_t i, cell *cells, row_counts *k)
     }
 }
 
+/* The value of metric cell k of a tensor-mode row. */
+void real_metric_cell(const compare_ctx *c, size_t i, int k, pyval *out)
+{
+    const tensor_metrics *m = &c->real[i].m;
+    memset(out, 0, sizeof *out);
+    if (m->kind[k] == MK_NUM) {
+        out->kind = PV_FLOAT;
+        out->num = m->value[k];
+    } else {
+        out->kind = PV_STR;
+        out->text = metric_kind_text(m->kind[k]);
+        out->len = (uint32_t)strlen(out->text);
+    }
+}
+
+static void all_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k)
+{
+    pyval v;
+    for (int s = 0; s < MET_COUNT; s++) {
+        real_metric_cell(c, i, s, &v);
+        cells[6 + s] = to_cell(&v);
+    }
+    for (int s = 0; s < 4; s++) {
+        cell_npu_stat(c, i, s, &v);
+        cells[12 + s] = to_cell(&v);
+        cell_bench_stat(c, i, s, &v);
+        cells[16 + s] = to_cell(&v);
+    }
+    const char *acc = metrics_accuracy(&c->real[i].m);
+    cells[20] = text_cell(acc);
+    if (!strcmp(acc, "No")) {
+        k->accuracy_no++;
+        fail_at(k, i);
+    }
+    sb_reset(&t->err);
+    real_message(c, i, &t->err);
+    append_highlights(c, i, cursor, &t->err);
+    cells[21] = cell_str(sb_str(&t->err), t->err.len);
+    sb_reset(&t->data_name);
+    data_name_cell(&c->pairs[i], &t->data_name);
+    cells[c->have_stack ? 23 : 22] = cell_str(sb_str(&t->data_name), t->data_name.len);
+}
+
 int result_header(const compare_ctx *c, const char *const **header)
 {
+    if (c->mode == MODE_ALL) {
+        *header = c->have_stack ? all_header : all_header_no_stack;
+        return c->have_stack ? 24 : 23;
+    }
     *header = c->mode == MODE_MD5 ? md5_header : summary_header;
     int ncols = c->mode == MODE_MD5 ? 9 : 24;
     return c->have_stack ? ncols + 1 : ncols;
@@ -141,6 +198,9 @@ void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t
     if (c->mode == MODE_MD5) {
         md5_row(c, i, cells, k);
         stack_col = 9;
+    } else if (c->mode == MODE_ALL) {
+        all_row(c, i, cells, t, cursor, k);
+        stack_col = 22;
     } else {
         summary_row(c, i, cells, t, cursor, k);
         stack_col = 24;
@@ -165,6 +225,7 @@ void add_counts(row_counts *to, const row_counts *k)
     to->unmatched += k->unmatched;
     to->warning += k->warning;
     to->different += k->different;
+    to->accuracy_no += k->accuracy_no;
     to->red += k->red;
     to->yellow += k->yellow;
     if (to->first_failing == (size_t)-1)

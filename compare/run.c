@@ -81,12 +81,29 @@ static int dump_mode(compare_ctx *c)
         c->mode = n->has_md5 ? MODE_MD5 : MODE_SUMMARY;
         return 0;
     }
-    if (!strcmp(n->task, "tensor"))
-        return err_input(n->path, "dumps of task 'tensor' are compared by the tensor mode, which this build "
-                                  "does not include yet");
+    if (!strcmp(n->task, "tensor")) {
+        c->mode = MODE_ALL;
+        return 0;
+    }
     if (!strcmp(n->task, "structure"))
         return err_input(n->path, "dumps of task 'structure' hold no data to compare");
     return err_input(n->path, "Compare applies only to task is tensor or statistics (task is %s)", n->task);
+}
+
+/* Tensor files are looked up in dump_tensor_data beside each dump.json;
+ * msprobe requires both directories. */
+static int tensor_dirs(compare_ctx *c)
+{
+    const char *json[2] = {c->npu.path, c->bench.path};
+    char **dir[2] = {&c->npu_tensor_dir, &c->bench_tensor_dir};
+    for (int i = 0; i < 2; i++) {
+        char *parent = path_dirname(json[i]);
+        *dir[i] = path_join(parent, "dump_tensor_data");
+        free(parent);
+        if (path_require(*dir[i], 1) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Validate every stack the table will show before anything is written. */
@@ -120,6 +137,9 @@ static void ctx_free(compare_ctx *c)
         stack_free(&c->stack);
     free(c->pairs);
     free(c->diffs);
+    free(c->real);
+    free(c->npu_tensor_dir);
+    free(c->bench_tensor_dir);
     free(c->fill);
     free(c->msgs);
 }
@@ -145,6 +165,8 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     int target_ms = opts->framework ? opts->framework == 'm' : dump_framework(&c.npu) == 'm';
     c.cross_frame = target_ms && dump_framework(&c.bench) == 'p';
     res->mode = c.mode;
+    if (c.mode == MODE_ALL && tensor_dirs(&c) != 0)
+        goto out;
     if (job->stack_json) {
         if (stack_load(job->stack_json, &c.stack) != 0) {
             stack_free(&c.stack);
@@ -165,6 +187,9 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     stats_column_types(&c);
     if (c.mode == MODE_SUMMARY)
         compute_diffs(&c, opts->threads);
+    if (c.mode == MODE_ALL && compute_real_data(&c, opts->threads) != 0)
+        goto out;
+    phase("tensors", &t0);
     if (highlight_rows(&c) != 0)
         goto out;
     phase("highlight", &t0);

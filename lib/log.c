@@ -13,6 +13,7 @@ static _Thread_local int err_code;
 void log_set_prog(const char *p) { prog = p; }
 const char *log_prog(void) { return prog; }
 void log_set_quiet(int q) { quiet = q; }
+int log_quiet(void) { return quiet; }
 
 int err_vset(int kind, const char *path, const char *fmt, va_list ap)
 {

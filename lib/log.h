@@ -20,6 +20,7 @@ const char *log_prog(void);
 
 /* Quiet mode silences log_info (progress, where results went). */
 void log_set_quiet(int quiet);
+int log_quiet(void);
 
 /* Record an error about `path` (may be NULL): "path: message". Return -1. */
 int err_input(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -37,7 +37,7 @@ for case_dir in "$CORPUS"/*/; do
         run=${run%/}
         name=$(basename "$run")
         mode_dir=$(basename "$(dirname "$(dirname "$run")")")
-        case "$mode_dir" in statistics*|md5*) ;; *) continue ;; esac
+        case "$mode_dir" in statistics*|md5*|tensor*) ;; *) continue ;; esac
         flags=$(flags_for "$name")
         [ "$flags" = UNSUPPORTED ] && continue
         for expected in "$run"/*compare_result*.xlsx; do
@@ -46,7 +46,8 @@ for case_dir in "$CORPUS"/*/; do
             runs=$((runs + 1))
             rel=${run#"$CORPUS"/}
             # shellcheck disable=SC2086
-            if ! (cd "$case_dir" && "$BIN" compare -q -i "$(dirname "$run")/compare.json" -o "$out" $flags); then
+            # --compat: the 0-d tensor message 16 times, as 8.1.0 writes it
+            if ! (cd "$case_dir" && "$BIN" compare -q --compat -i "$(dirname "$run")/compare.json" -o "$out" $flags); then
                 echo "FAIL $rel: compare exited with an error"
                 fail=1
                 continue
