@@ -13,7 +13,7 @@ CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
 OPT     ?= -O2
-PKGS    := zlib xlsxwriter
+PKGS    := zlib xlsxwriter yaml-0.1
 VERSION := 0.1.0
 
 CFLAGS  ?= $(OPT) -g

@@ -3,6 +3,8 @@
 #include "compare.h"
 #include "files.h"
 #include "inputs.h"
+#include "numlist.h"
+#include "summary.h"
 #include "json.h"
 #include "log.h"
 #include "pool.h"
@@ -37,15 +39,23 @@ void cmd_compare_usage(void *stream)
             "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
             "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
             "                               defect: the 0-d tensor message repeated 16 times\n"
+            "      --fail-on KINDS          exit with status 3 when rows fail: warning (statistics\n"
+            "                               Result Warning), no (tensors: Accuracy No), different\n"
+            "                               (md5 Different), unmatched, any; comma separated\n"
+            "      --summary-json FILE      also write the summary (counts per result) as JSON\n"
+            "      --ranks LIST             only these ranks of step directories, e.g. 0,2,8-15\n"
+            "      --steps LIST             only these steps of a dump root\n"
             "  -q, --quiet                  print nothing but errors\n"
             "  -h, --help                   this help\n"
             "\n"
-            "Exit status: 0 done, 2 bad input or usage, 1 internal error.\n");
+            "Exit status: 0 done, 3 rows failed the --fail-on gate, 2 bad input or usage,\n"
+            "1 internal error.\n");
 }
 
 typedef struct {
     const char *target, *bench, *input, *out_dir;
     int stack, compare_only, format, jobs, compat;
+    const char *fail_on, *summary_json, *ranks, *steps;
 } cli;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -105,6 +115,14 @@ static int parse_args(int argc, char **argv, cli *o)
             o->format = !strcmp(next, "csv") ? TABLE_CSV : TABLE_XLSX;
             i++;
             continue;
+        } else if (!strcmp(a, "--fail-on")) {
+            dest = &o->fail_on;
+        } else if (!strcmp(a, "--summary-json")) {
+            dest = &o->summary_json;
+        } else if (!strcmp(a, "--ranks")) {
+            dest = &o->ranks;
+        } else if (!strcmp(a, "--steps")) {
+            dest = &o->steps;
         } else if (is(a, "-j", "--jobs", NULL)) {
             char *end;
             long v = next ? strtol(next, &end, 10) : 0;
@@ -177,6 +195,7 @@ static int load_compare_json(const char *path, compare_json *cj)
         free(cj->npu);
         free(cj->bench);
         free(cj->stack);
+        memset(cj, 0, sizeof *cj);
     }
     return rc;
 }
@@ -201,17 +220,29 @@ static void run_one(void *arg, size_t i)
     }
 }
 
-static void report(const compare_job *job, const compare_result *r)
+/* Everything the options turn into before anything runs. */
+typedef struct {
+    unsigned fail_mask;
+    numlist ranks, steps;
+    int have_ranks, have_steps;
+} run_opts;
+
+static int prepare(const cli *o, run_opts *r)
 {
-    if (!r->result_path)
-        return;
-    const char *label = job->label[0] ? job->label : "compare";
-    if (r->mode == MODE_MD5)
-        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu Different -> %s", label, r->rows, r->matched,
-                 r->unmatched, r->different, r->result_path);
-    else
-        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu Warning, highlighted %zu red %zu yellow -> %s",
-                 label, r->rows, r->matched, r->unmatched, r->warning, r->red, r->yellow, r->result_path);
+    memset(r, 0, sizeof *r);
+    if (o->fail_on && gate_parse(o->fail_on, &r->fail_mask) != 0)
+        return -1;
+    if (o->ranks) {
+        if (numlist_parse(o->ranks, "--ranks", &r->ranks) != 0)
+            return -1;
+        r->have_ranks = 1;
+    }
+    if (o->steps) {
+        if (numlist_parse(o->steps, "--steps", &r->steps) != 0)
+            return -1;
+        r->have_steps = 1;
+    }
+    return 0;
 }
 
 int cmd_compare(int argc, char **argv, const global_opts *g)
@@ -222,13 +253,26 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         return EXIT_OK;
     if (prc)
         return EXIT_BADINPUT;
+    run_opts ro_;
+    if (prepare(&o, &ro_) != 0) {
+        err_report();
+        fprintf(stderr, "Try 'msprobe compare --help'.\n");
+        numlist_free(&ro_.ranks);
+        numlist_free(&ro_.steps);
+        return EXIT_BADINPUT;
+    }
 
-    resolve_opts ro = {.out_dir = o.out_dir, .stack_policy = STACK_FLAG, .stack_flag = o.stack};
+    resolve_opts ro = {.out_dir = o.out_dir, .stack_policy = STACK_FLAG, .stack_flag = o.stack,
+                       .ranks = ro_.have_ranks ? &ro_.ranks : NULL, .steps = ro_.have_steps ? &ro_.steps : NULL};
     compare_json cj = {0};
     const char *npu = o.target, *bench = o.bench;
+    job_list jobs = {0};
+    int status = EXIT_OK;
     if (o.input) {
-        if (load_compare_json(o.input, &cj) != 0)
-            return err_report();
+        if (load_compare_json(o.input, &cj) != 0) {
+            status = err_report();
+            goto done;
+        }
         npu = cj.npu;
         bench = cj.bench;
         ro.stack_policy = cj.has_stack ? STACK_GIVEN : STACK_AUTO;
@@ -236,15 +280,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         if (cj.has_stack && !cj.stack)
             ro.stack_policy = STACK_NONE;
     }
-    job_list jobs;
-    int status = EXIT_OK;
-    if (jobs_resolve(npu, bench, &ro, &jobs) != 0) {
+    if (jobs_resolve(npu, bench, &ro, &jobs) != 0 || dir_create(o.out_dir) != 0) {
         status = err_report();
-        goto done;
-    }
-    if (dir_create(o.out_dir) != 0) {
-        status = err_report();
-        jobs_free(&jobs);
         goto done;
     }
     char stamp[15];
@@ -264,20 +301,31 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     s.errors = xcalloc(jobs.n, sizeof *s.errors);
     s.kinds = xcalloc(jobs.n, sizeof *s.kinds);
     pool_for(jobs.n, o.jobs, run_one, &s);
+    int gate = 0;
     for (size_t i = 0; i < jobs.n; i++) {
         if (s.rc[i] && status == EXIT_OK) {
             err_copy(s.kinds[i], s.errors[i]);
             status = err_report();
         }
-        report(&jobs.v[i], &s.results[i]);
-        compare_result_free(&s.results[i]);
+        summary_line(&jobs.v[i], &s.results[i]);
+        gate |= gate_fails(ro_.fail_mask, &s.results[i]);
     }
+    summary_total(s.results, jobs.n);
+    if (status == EXIT_OK && gate)
+        status = EXIT_GATE;
+    if (o.summary_json && summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0 &&
+        status != EXIT_BADINPUT)
+        status = err_report();
+    for (size_t i = 0; i < jobs.n; i++)
+        compare_result_free(&s.results[i]);
     free(s.results);
     free(s.rc);
     free(s.errors);
     free(s.kinds);
-    jobs_free(&jobs);
 done:
+    jobs_free(&jobs);
+    numlist_free(&ro_.ranks);
+    numlist_free(&ro_.steps);
     free(cj.npu);
     free(cj.bench);
     free(cj.stack);

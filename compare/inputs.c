@@ -241,6 +241,9 @@ static int step_pair(const char *npu, const char *bench, const resolve_opts *o, 
                        nn, bench, bn);
     }
     for (long i = 0; i < nn && rc == 0; i++) {
+        /* "rank" (a run without ranks) is rank 0 for --ranks */
+        if (o->ranks && !numlist_has(o->ranks, nr[i].number < 0 ? 0 : nr[i].number))
+            continue;
         char *a = path_join(npu, nr[i].name), *b = path_join(bench, br[i].name);
         strbuf suffix = STRBUF_INIT, label = STRBUF_INIT;
         sb_addf(&suffix, "_%s", nr[i].name);
@@ -280,12 +283,14 @@ static int root_pair(const char *npu, const char *bench, const resolve_opts *o, 
         } else if (i >= nn || bs[k].number < ns[i].number) {
             rc = err_input(bench, "has %s but %s has not: the steps of the two runs differ", bs[k].name, npu);
         } else {
-            char *a = path_join(npu, ns[i].name), *b = path_join(bench, bs[k].name);
-            char *out = path_join(o->out_dir, ns[i].name);
-            rc = step_pair(a, b, o, out, ns[i].name, jl);
-            free(a);
-            free(b);
-            free(out);
+            if (!o->steps || numlist_has(o->steps, ns[i].number)) {
+                char *a = path_join(npu, ns[i].name), *b = path_join(bench, bs[k].name);
+                char *out = path_join(o->out_dir, ns[i].name);
+                rc = step_pair(a, b, o, out, ns[i].name, jl);
+                free(a);
+                free(b);
+                free(out);
+            }
             i++;
             k++;
         }
@@ -304,6 +309,10 @@ int jobs_resolve(const char *npu, const char *bench, const resolve_opts *o, job_
     if (kn != kb)
         return err_input(npu, "is %s but %s is %s: the target and bench paths need to be of the same kind",
                          kind_names[kn], bench, kind_names[kb]);
+    if (o->ranks && kn != K_STEP && kn != K_ROOT)
+        return err_input(npu, "is %s: --ranks selects ranks of step directories or dump roots", kind_names[kn]);
+    if (o->steps && kn != K_ROOT)
+        return err_input(npu, "is %s: --steps selects steps of a dump root", kind_names[kn]);
     int rc;
     switch (kn) {
     case K_FILE:
@@ -319,6 +328,8 @@ int jobs_resolve(const char *npu, const char *bench, const resolve_opts *o, job_
         rc = root_pair(npu, bench, o, jl);
         break;
     }
+    if (rc == 0 && jl->n == 0)
+        rc = err_input(npu, "no rank or step is left to compare after --ranks/--steps");
     if (rc)
         jobs_free(jl);
     return rc;

@@ -3,6 +3,7 @@
 #define MSP_COMPARE_INPUTS_H
 
 #include "compare.h"
+#include "numlist.h"
 
 typedef struct {
     compare_job *v;
@@ -21,6 +22,8 @@ typedef struct {
     int stack_policy;
     int stack_flag;          /* -s given */
     const char *stack_path;  /* STACK_GIVEN */
+    const numlist *ranks;    /* compare only these ranks (NULL: all) */
+    const numlist *steps;    /* compare only these steps (NULL: all) */
 } resolve_opts;
 
 int jobs_resolve(const char *npu, const char *bench, const resolve_opts *o, job_list *jl);

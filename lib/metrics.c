@@ -182,8 +182,8 @@ static double abs_diff_0d(dtype_id dn, dtype_id db, const scalar *n, const scala
     switch (p) {
     case DT_F16: return fabsf(round_to_half((float)n->re - (float)b->re));
     case DT_F32: return fabsf((float)n->re - (float)b->re);
-    case DT_C64: return hypotf((float)n->re - (float)b->re, (float)n->im - (float)b->im);
-    case DT_C128: return hypot(n->re - b->re, n->im - b->im);
+    case DT_C64: return cabs_f((float)n->re - (float)b->re, (float)n->im - (float)b->im);
+    case DT_C128: return cabs_d(n->re - b->re, n->im - b->im);
     default: return fabs(n->re - b->re);
     }
 }

@@ -33,9 +33,17 @@ void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p);
  * The result is exactly representable in the plan's real dtype. */
 double rel_err_one(const rel_plan *p, double nr, double ni, double b);
 
+/* |re + i*im| the way numpy computes np.abs of complex64 / complex128. */
+float cabs_f(float re, float im);
+double cabs_d(double re, double im);
+
 /* float rounded to the nearest float16 value (ties to even, overflow to
  * inf), kept as float. */
 float round_to_half(float x);
+
+/* The vector version of round_to_half used by the float16 kernel, on
+ * in[0..4); for the unit tests. */
+void metrics_round_half4(const float *in, float *out);
 
 /* Totals of one scan. */
 typedef struct {

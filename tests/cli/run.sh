@@ -80,7 +80,7 @@ while IFS='|' read -r name code errtext golden args; do
         lines=$(grep -vc '^Try ' "$W/stderr")
         [ "$lines" = 1 ] || why="$lines lines on stderr, expected one"
     fi
-    if [ -z "$why" ] && [ "$rc" != 0 ] && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
+    if [ -z "$why" ] && [ "$rc" = 2 ] && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
         why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
     fi
     if [ -z "$why" ]; then
@@ -89,6 +89,14 @@ while IFS='|' read -r name code errtext golden args; do
         xlsx)
             f=$(find "$O" -name 'compare_result_*.xlsx')
             [ -n "$f" ] && [ "$(head -c 2 "$f")" = PK ] || why="no xlsx result" ;;
+        contains:*)
+            # contains:FILE-GLOB:TEXT  a file of $O whose name matches holds TEXT
+            spec=${golden#contains:}
+            f=$(find "$O" -name "${spec%%:*}" | head -1)
+            if [ -z "$f" ]; then why="no file ${spec%%:*}"
+            elif ! grep -qF -- "${spec#*:}" "$f"; then why="$f lacks '${spec#*:}'"; fi ;;
+        stdout:*)
+            grep -qF -- "${golden#stdout:}" "$W/stdout" || why="stdout lacks '${golden#stdout:}'" ;;
         count:*)
             got=$(find "$O" -name '*compare_result*' | wc -l)
             [ "$got" = "${golden#count:}" ] || why="$got result files, expected ${golden#count:}" ;;
