@@ -35,6 +35,8 @@ void cmd_compare_usage(void *stream)
             "  -o, --output_path [DIR]      output directory (default ./output)\n"
             "  -s, --stack_mode             add the NPU_Stack_Info column (from stack.json)\n"
             "  -c, --compare_only           do not write the advisor file\n"
+            "  -f, --fuzzy_match            match rows by name without call counters (an API called\n"
+            "                               more or fewer times shifts them)\n"
             "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
             "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
             "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
@@ -54,7 +56,7 @@ void cmd_compare_usage(void *stream)
 
 typedef struct {
     const char *target, *bench, *input, *out_dir;
-    int stack, compare_only, format, jobs, compat;
+    int stack, compare_only, format, jobs, compat, fuzzy;
     const char *fail_on, *summary_json, *ranks, *steps;
 } cli;
 
@@ -102,6 +104,9 @@ static int parse_args(int argc, char **argv, cli *o)
             continue;
         } else if (is(a, "-c", "--compare_only", NULL)) {
             o->compare_only = 1;
+            continue;
+        } else if (is(a, "-f", "--fuzzy_match", NULL)) {
+            o->fuzzy = 1;
             continue;
         } else if (!strcmp(a, "--compat")) {
             o->compat = 1;
@@ -294,7 +299,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .stamp = stamp,
                          /* threads left for each compare when several run at once */
                          .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1),
-                         .zero_d_repeat = o.compat};
+                         .zero_d_repeat = o.compat,
+                         .fuzzy = o.fuzzy};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     s.rc = xcalloc(jobs.n, sizeof *s.rc);

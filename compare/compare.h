@@ -30,6 +30,7 @@ typedef struct {
     const char *stamp;       /* %Y%m%d%H%M%S used in every file name of a run */
     int threads;             /* threads one compare may use */
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
+    int fuzzy;               /* -f: match names without call counters (§4.4) */
 } compare_opts;
 
 /* One pair of files to compare and where its results go. */
@@ -100,6 +101,8 @@ typedef struct {
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
+    const char **npu_keys;   /* compare key per target row (a mapping); NULL: the names */
+    int mapped;              /* a data mapping is active: join on the key alone */
     match_pair *pairs;
     size_t npairs;
     /* pandas holds a statistics column as float64 when every value is a
@@ -114,8 +117,9 @@ typedef struct {
 } compare_ctx;
 
 /* match.c */
-int match_exact(compare_ctx *c);
+int match_rows(compare_ctx *c);
 int dtype_compatible(const char *a, const char *b, int cross_frame);
+const char *npu_key(const compare_ctx *c, size_t i);
 
 /* cells.c: the Python value of a cell of the result table. */
 void cell_npu_stat(const compare_ctx *c, size_t i, int k, pyval *out);

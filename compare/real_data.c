@@ -159,6 +159,8 @@ void real_message(const compare_ctx *c, size_t i, strbuf *sb)
         metrics_message(&r->m, sb);
         break;
     }
+    if (c->opts->fuzzy && p->b && strcmp(p->n->name, p->b->name) != 0)
+        sb_adds(sb, " Fuzzy matching data, the comparison accuracy may be affected.");
 }
 
 /* The Data_name cell: Python's repr of [npu_data_name, bench_data_name]. */

@@ -176,7 +176,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         if (check_stacks(&c) != 0)
             goto out;
     }
-    if (match_exact(&c) != 0)
+    if (match_rows(&c) != 0)
         goto out;
     phase("match", &t0);
     if (c.npairs == 0) {

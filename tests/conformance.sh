@@ -28,6 +28,8 @@ flags_for() {
     case "$1" in
     plain|out) echo "" ;;
     stack_s) echo "-s" ;;
+    fuzzy_f) echo "-f" ;;
+    fuzzy_f_stack_s) echo "-f -s" ;;
     *) echo "UNSUPPORTED" ;;
     esac
 }
@@ -40,6 +42,10 @@ for case_dir in "$CORPUS"/*/; do
         case "$mode_dir" in statistics*|md5*|tensor*) ;; *) continue ;; esac
         flags=$(flags_for "$name")
         [ "$flags" = UNSUPPORTED ] && continue
+        # msprobe 8.1.0's -f is broken in statistics and md5 mode (columns
+        # shifted, every row unmatched; spec §4.4): only its tensor-mode
+        # fuzzy output is a reference
+        case "$name:$mode_dir" in fuzzy*:statistics*|fuzzy*:md5*) continue ;; esac
         for expected in "$run"/*compare_result*.xlsx; do
             [ -f "$expected" ] || continue
             out="$tmp/$runs"
