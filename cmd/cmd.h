@@ -10,8 +10,12 @@ typedef struct {
 typedef int (*cmd_fn)(int argc, char **argv, const global_opts *g);
 
 int cmd_compare(int argc, char **argv, const global_opts *g);
+int cmd_merge_result(int argc, char **argv, const global_opts *g);
+int cmd_parse(int argc, char **argv, const global_opts *g);
 
 /* Help texts, for `msprobe help NAME` and `msprobe NAME --help`. */
 void cmd_compare_usage(void *stream);
+void cmd_merge_result_usage(void *stream);
+void cmd_parse_usage(void *stream);
 
 #endif

@@ -16,6 +16,8 @@ typedef struct {
 
 static const command commands[] = {
     {"compare", cmd_compare, cmd_compare_usage, "compare a target dump with a bench dump (statistics, md5)"},
+    {"merge_result", cmd_merge_result, cmd_merge_result_usage, "merge chosen APIs of per-rank compare results"},
+    {"parse", cmd_parse, cmd_parse_usage, "inspect a tensor file (.npy, .pt) or compare two"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

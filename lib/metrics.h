@@ -34,7 +34,9 @@
  * (so bf16 vs f32 is not a dtype mismatch).  Complex tensors compare by
  * their real parts, as numpy's astype(float) does, except where numpy keeps
  * complex arithmetic (a complex NPU tensor vs a float bench in the relative
- * error; a 0-d complex difference).
+ * error; a 0-d complex difference).  There |z| follows numpy's AVX-512F
+ * loop, larger * sqrt(fma(r, r, 1)); numpy without AVX-512F calls libm's
+ * hypot instead, which can differ in the last bit.
  *
  * Thread-safe: no global state; the tensors are only read.
  */

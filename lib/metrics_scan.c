@@ -2,8 +2,11 @@
  * chunk, and everything the six metrics need is accumulated on the way.
  *
  * Chunks of float16 / bfloat16 / float32 data (the bulk of every dump) go
- * through a vector kernel written with GCC/Clang generic vectors, so it
- * compiles to SSE2 on x86-64 and NEON on AArch64 without intrinsics.  The
+ * through a vector kernel written with GCC/Clang generic vectors, so the
+ * same source compiles to SSE2 on x86-64 (a few SSE2 intrinsics where the
+ * generic form would take several instructions) and to NEON on AArch64.
+ * Everything else (float64, integers, complex) goes element by element in
+ * double, which is already faster than memory for 8-byte elements.  The
  * kernel assumes finite data; a chunk holding a NaN or inf is recomputed
  * element by element by the careful path, which applies the position rule.
  * Detecting that costs nothing: the squared norms of a chunk are finite

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs the CLI behaviour tests of tests/cli/cases.txt against BUILD/msprobe.
+# Runs the CLI behaviour tests of tests/cli/cases.txt and parse_cases.txt
+# against BUILD/msprobe.
 set -u
 BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,6 +58,8 @@ printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json", "is_print_com
     > "$F/compare_log_flag.json"
 printf '{"npu_path": "%s", "bench_path": "%s", "rank_id": [0]}' "$feat_t" "$feat_b" > "$F/compare_rank_id.json"
 ln -s "$BIN" "$W/msprobe-compare"
+. tests/cli/parse_fixtures.sh
+cat tests/cli/cases.txt tests/cli/parse_cases.txt > "$W/cases"
 
 fail=0 n=0
 trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
@@ -86,6 +89,9 @@ while IFS='|' read -r name code errtext golden args; do
     if [ -z "$why" ]; then
         case "$golden" in
         -) ;;
+        out:*)
+            g=${golden#out:}
+            sed "s|$F|\$F|g" "$W/stdout" | cmp -s - "$g" || { why="stdout differs from $g"; diff "$g" "$W/stdout" | head -5; } ;;
         xlsx)
             f=$(find "$O" -name 'compare_result_*.xlsx')
             [ -n "$f" ] && [ "$(head -c 2 "$f")" = PK ] || why="no xlsx result" ;;
@@ -121,6 +127,6 @@ while IFS='|' read -r name code errtext golden args; do
     else
         echo "ok   $name"
     fi
-done < tests/cli/cases.txt
+done < "$W/cases"
 echo "cli: $n cases"
 exit $fail
