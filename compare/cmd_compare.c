@@ -3,6 +3,7 @@
 #include "compare.h"
 #include "files.h"
 #include "inputs.h"
+#include "mapping.h"
 #include "numlist.h"
 #include "summary.h"
 #include "json.h"
@@ -37,6 +38,10 @@ void cmd_compare_usage(void *stream)
             "  -c, --compare_only           do not write the advisor file\n"
             "  -f, --fuzzy_match            match rows by name without call counters (an API called\n"
             "                               more or fewer times shifts them)\n"
+            "  -am, --api_mapping [FILE]    MindSpore target vs PyTorch bench: map API names (built-in\n"
+            "                               table, plus the entries of FILE)\n"
+            "  -cm, --cell_mapping [FILE]   map Cell.* names to Module.* (plus the dict of FILE)\n"
+            "  -dm, --data_mapping FILE     explicit target row name -> bench row name dict\n"
             "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
             "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
             "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
@@ -58,6 +63,7 @@ typedef struct {
     const char *target, *bench, *input, *out_dir;
     int stack, compare_only, format, jobs, compat, fuzzy;
     const char *fail_on, *summary_json, *ranks, *steps;
+    mapping_opts mapping;
 } cli;
 
 static int usage_error(const char *fmt, const char *arg)
@@ -105,6 +111,22 @@ static int parse_args(int argc, char **argv, cli *o)
         } else if (is(a, "-c", "--compare_only", NULL)) {
             o->compare_only = 1;
             continue;
+        } else if (is(a, "-am", "--api_mapping", NULL) || is(a, "-cm", "--cell_mapping", NULL)) {
+            /* the file is optional: a following option or nothing means none */
+            int api = a[1] == 'a' || a[2] == 'a';
+            const char *file = next && next[0] != '-' ? next : NULL;
+            if (file)
+                i++;
+            if (api) {
+                o->mapping.api = 1;
+                o->mapping.api_file = file;
+            } else {
+                o->mapping.cell = 1;
+                o->mapping.cell_file = file;
+            }
+            continue;
+        } else if (is(a, "-dm", "--data_mapping", NULL)) {
+            dest = &o->mapping.data_file;
         } else if (is(a, "-f", "--fuzzy_match", NULL)) {
             o->fuzzy = 1;
             continue;
@@ -259,6 +281,10 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     if (prc)
         return EXIT_BADINPUT;
     run_opts ro_;
+    if (g->framework == 'p' && (o.mapping.api || o.mapping.cell)) {
+        fprintf(stderr, "%s: Argument -cm or -am is not supported in PyTorch framework\n", log_prog());
+        return EXIT_BADINPUT;
+    }
     if (prepare(&o, &ro_) != 0) {
         err_report();
         fprintf(stderr, "Try 'msprobe compare --help'.\n");
@@ -300,7 +326,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          /* threads left for each compare when several run at once */
                          .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1),
                          .zero_d_repeat = o.compat,
-                         .fuzzy = o.fuzzy};
+                         .fuzzy = o.fuzzy,
+                         .mapping = &o.mapping};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     s.rc = xcalloc(jobs.n, sizeof *s.rc);

@@ -31,6 +31,7 @@ typedef struct {
     int threads;             /* threads one compare may use */
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
     int fuzzy;               /* -f: match names without call counters (§4.4) */
+    const struct mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
 } compare_opts;
 
 /* One pair of files to compare and where its results go. */
@@ -97,11 +98,13 @@ typedef struct {
     int mode;
     int file_type;           /* DUMP_JSON / DEBUG_JSON */
     int cross_frame;         /* MindSpore target vs PyTorch bench (§4.5) */
+    int target_ms;           /* the target is a MindSpore dump */
     const compare_opts *opts;
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
     const char **npu_keys;   /* compare key per target row (a mapping); NULL: the names */
+    arena key_mem;           /* their texts */
     int mapped;              /* a data mapping is active: join on the key alone */
     match_pair *pairs;
     size_t npairs;

@@ -1,5 +1,6 @@
 /* One compare of a pair of dump files, from loading to the advisor file. */
 #include "compare.h"
+#include "mapping.h"
 #include "files.h"
 #include "log.h"
 #include "pool.h"
@@ -139,6 +140,9 @@ static void ctx_free(compare_ctx *c)
     free(c->diffs);
     free(c->real);
     free(c->npu_tensor_dir);
+    free((void *)c->npu_keys);
+    if (c->npu_keys)
+        arena_free(&c->key_mem);
     free(c->bench_tensor_dir);
     free(c->fill);
     free(c->msgs);
@@ -162,8 +166,8 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     }
     if (dump_mode(&c) != 0)
         goto out;
-    int target_ms = opts->framework ? opts->framework == 'm' : dump_framework(&c.npu) == 'm';
-    c.cross_frame = target_ms && dump_framework(&c.bench) == 'p';
+    c.target_ms = opts->framework ? opts->framework == 'm' : dump_framework(&c.npu) == 'm';
+    c.cross_frame = c.target_ms && dump_framework(&c.bench) == 'p';
     res->mode = c.mode;
     if (c.mode == MODE_ALL && tensor_dirs(&c) != 0)
         goto out;
@@ -176,6 +180,8 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         if (check_stacks(&c) != 0)
             goto out;
     }
+    if (mapping_apply(&c, opts->mapping) != 0)
+        goto out;
     if (match_rows(&c) != 0)
         goto out;
     phase("match", &t0);
