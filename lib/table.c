@@ -25,7 +25,8 @@ struct table_writer {
     lxw_worksheet *ws;
     lxw_format *red, *yellow;
     long sheet_rows;   /* rows written on the current sheet, header included */
-    int sheets;
+    int sheets;        /* sheets of the current table (continuations count) */
+    char *sheet;       /* name of the current table's first sheet */
 };
 
 /* ---- csv ---------------------------------------------------------------- */
@@ -87,6 +88,8 @@ void csv_append_row(strbuf *sb, const cell *cells, int ncols)
             csv_num(sb, cells[c].num);
         else if (cells[c].kind == CELL_STR)
             csv_text(sb, cells[c].str, cells[c].len);
+        else if (cells[c].kind == CELL_BOOL)
+            sb_adds(sb, cells[c].num ? "True" : "False");
     }
     sb_addc(sb, '\n');
 }
@@ -123,11 +126,12 @@ static int xlsx_fail(table_writer *t, lxw_error e)
 
 static int xlsx_new_sheet(table_writer *t)
 {
+    /* Excel's limit is 31 characters; continuations append a number */
     char name[32];
     if (t->sheets == 0)
-        snprintf(name, sizeof name, "Sheet");
+        snprintf(name, sizeof name, "%s", t->sheet);
     else
-        snprintf(name, sizeof name, "Sheet%d", t->sheets + 1);
+        snprintf(name, sizeof name, "%.*s%d", 31 - snprintf(NULL, 0, "%d", t->sheets + 1), t->sheet, t->sheets + 1);
     t->ws = workbook_add_worksheet(t->wb, name);
     if (!t->ws)
         return err_internal(t->path, "cannot add worksheet %s", name);
@@ -175,6 +179,8 @@ static int xlsx_row(table_writer *t, const cell *cells, int fill)
         } else if (x->kind == CELL_NUM) {
             const char *s = isnan(x->num) ? "nan" : x->num > 0 ? "inf" : "-inf";
             e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
+        } else if (x->kind == CELL_BOOL) {
+            e = worksheet_write_boolean(t->ws, r, (lxw_col_t)c, x->num != 0, fmt);
         } else if (x->kind == CELL_STR && x->len) {
             /* libxlsxwriter wants NUL-terminated text, but a cell is a
              * pointer and a length: str[len] need not be readable (a view
@@ -196,14 +202,21 @@ static int xlsx_row(table_writer *t, const cell *cells, int fill)
 
 table_writer *table_open(const char *path, int format, const char *const *header, int ncols)
 {
+    return table_open_sheet(path, format, NULL, header, ncols);
+}
+
+table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols)
+{
     table_writer *t = xcalloc(1, sizeof *t);
     t->format = format;
     t->path = xstrdup(path);
+    t->sheet = xstrdup(sheet ? sheet : "Sheet");
     t->header = header;
     t->ncols = ncols;
     t->tmp = out_tmp_create(path);
     if (!t->tmp) {
         free(t->path);
+        free(t->sheet);
         free(t);
         return NULL;
     }
@@ -241,6 +254,18 @@ table_writer *table_open(const char *path, int format, const char *const *header
     return t;
 }
 
+int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols)
+{
+    if (t->format != TABLE_XLSX)
+        return err_internal(t->path, "a csv table has a single sheet");
+    free(t->sheet);
+    t->sheet = xstrdup(sheet);
+    t->header = header;
+    t->ncols = ncols;
+    t->sheets = 0;
+    return xlsx_new_sheet(t);
+}
+
 int table_row(table_writer *t, const cell *cells, int fill)
 {
     return t->format == TABLE_CSV ? csv_row(t, cells) : xlsx_row(t, cells, fill);
@@ -249,6 +274,7 @@ int table_row(table_writer *t, const cell *cells, int fill)
 static void table_release(table_writer *t)
 {
     sb_free(&t->csv);
+    free(t->sheet);
     free(t->path);
     free(t);
 }

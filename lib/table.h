@@ -16,7 +16,8 @@
 
 #include "strbuf.h"
 
-enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR };
+/* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools. */
+enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR, CELL_BOOL };
 
 typedef struct {
     unsigned char kind;   /* cell_kind */
@@ -35,6 +36,14 @@ enum row_fill { FILL_NONE, FILL_RED, FILL_YELLOW };
 typedef struct table_writer table_writer;
 
 table_writer *table_open(const char *path, int format, const char *const *header, int ncols);
+/* Several tables in one xlsx workbook, one sheet each: table_open_sheet()
+ * names the first sheet (NULL: "Sheet"), table_next_sheet() starts the
+ * next one with its own header (kept by pointer, like table_open's). A table
+ * longer than Excel's limit continues on NAME2, NAME3, ... Sheet names
+ * must be valid and distinct in Excel's terms (at most 31 characters, none
+ * of []:*?/\). A csv table has one sheet: table_next_sheet() fails. */
+table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols);
+int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols);
 int table_row(table_writer *t, const cell *cells, int fill);
 /* Finish and move into place; frees t. */
 int table_close(table_writer *t);
@@ -48,5 +57,6 @@ int table_append_csv(table_writer *t, const char *text, size_t n);
 
 static inline cell cell_str(const char *s, size_t n) { cell c = {CELL_STR, 0, s, n}; return c; }
 static inline cell cell_num(double x) { cell c = {CELL_NUM, x, 0, 0}; return c; }
+static inline cell cell_bool(int b) { cell c = {CELL_BOOL, b ? 1 : 0, 0, 0}; return c; }
 
 #endif

@@ -127,6 +127,7 @@ static int fill(xml_reader *x)
         }
         zs->next_out = x->own + x->end;
         zs->avail_out = (uInt)(x->cap - x->end);
+        uInt in_before = zs->avail_in;
         int rc = inflate(zs, Z_NO_FLUSH);
         size_t got = (size_t)(zs->next_out - (x->own + x->end));
         x->crc = (uint32_t)crc32(x->crc, x->own + x->end, (uInt)got);
@@ -145,7 +146,7 @@ static int fill(xml_reader *x)
         }
         if (rc == Z_BUF_ERROR && zs->avail_in == 0 && x->src_left == 0)
             return xml_fail(x, "its compressed data ends early");
-        if (rc != Z_OK && rc != Z_BUF_ERROR)
+        if ((rc != Z_OK && rc != Z_BUF_ERROR) || (rc == Z_BUF_ERROR && !got && zs->avail_in == in_before))
             return xml_fail(x, "corrupt deflate data (%s)", zs->msg ? zs->msg : "zlib error");
     }
     return x->end > before ? 1 : 0;
@@ -290,7 +291,7 @@ static int end_tag(xml_reader *x, size_t close)
     if (!x->nmarks)
         return xml_fail(x, "an end tag </%.*s> without a start tag", (int)(n > 64 ? 64 : n), s);
     const char *open = x->stack.buf + x->marks[x->nmarks - 1];
-    if (strlen(open) != n || memcmp(open, s, n))
+    if (x->stack.len - x->marks[x->nmarks - 1] - 1 != n || memcmp(open, s, n))
         return xml_fail(x, "</%.*s> closes <%s>", (int)(n > 64 ? 64 : n), s, open);
     x->nmarks--;
     x->stack.len = x->marks[x->nmarks];
@@ -462,15 +463,19 @@ int xml_next(xml_reader *x)
             x->text_len = x->scratch.len;
             return XML_TEXT;
         }
-        int r;
-        if ((r = starts(x, "<!--")) != 0) {
+        /* most tokens are plain tags: look at the second byte first */
+        if (x->end - x->pos < 2 && fill(x) < 0)
+            return XML_FAIL;
+        int special = x->end - x->pos >= 2 && (x->buf[x->pos + 1] == '!' || x->buf[x->pos + 1] == '?');
+        int r = 0;
+        if (special && (r = starts(x, "<!--")) != 0) {
             long long e = r < 0 ? -2 : find(x, 4, "-->");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated comment");
             x->pos += (size_t)e + 3;
             continue;
         }
-        if ((r = starts(x, "<![CDATA[")) != 0) {
+        if (special && (r = starts(x, "<![CDATA[")) != 0) {
             long long e = r < 0 ? -2 : find(x, 9, "]]>");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated CDATA section");
@@ -480,14 +485,14 @@ int xml_next(xml_reader *x)
             x->text_len = x->scratch.len;
             return XML_TEXT;
         }
-        if ((r = starts(x, "<?")) != 0) {
+        if (special && (r = starts(x, "<?")) != 0) {
             long long e = r < 0 ? -2 : find(x, 2, "?>");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated processing instruction");
             x->pos += (size_t)e + 2;
             continue;
         }
-        if ((r = starts(x, "<!")) != 0)
+        if (special)
             return r < 0 ? XML_FAIL : xml_fail(x, "a DTD or declaration, which is not allowed");
         long long close = tag_close(x);
         if (close == -2)
@@ -502,8 +507,8 @@ int xml_next(xml_reader *x)
 
 int xml_is(const xml_reader *x, const char *local)
 {
-    size_t n = strlen(local);
-    return x->name_len == n && !memcmp(x->name, local, n);
+    return x->name_len && x->name[0] == local[0] && x->name_len == strlen(local) &&
+           !memcmp(x->name, local, x->name_len);
 }
 
 const char *xml_attr_value(const xml_reader *x, const char *local, size_t *len)

@@ -59,7 +59,8 @@ printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json", "is_print_com
 printf '{"npu_path": "%s", "bench_path": "%s", "rank_id": [0]}' "$feat_t" "$feat_b" > "$F/compare_rank_id.json"
 ln -s "$BIN" "$W/msprobe-compare"
 . tests/cli/parse_fixtures.sh
-cat tests/cli/cases.txt tests/cli/parse_cases.txt > "$W/cases"
+. tests/cli/merge_fixtures.sh
+cat tests/cli/cases.txt tests/cli/parse_cases.txt tests/cli/merge_cases.txt > "$W/cases"
 
 fail=0 n=0
 trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
@@ -103,6 +104,13 @@ while IFS='|' read -r name code errtext golden args; do
             elif ! grep -qF -- "${spec#*:}" "$f"; then why="$f lacks '${spec#*:}'"; fi ;;
         stdout:*)
             grep -qF -- "${golden#stdout:}" "$W/stdout" || why="stdout lacks '${golden#stdout:}'" ;;
+        merge:*)
+            f=$(find "$O" -name 'multi_ranks_compare_merge_*.xlsx')
+            if [ -z "$f" ]; then why="no merged workbook"
+            elif ! "$top/$BUILD/tools/xlsx2csv" "$f" | cmp -s - "${golden#merge:}"; then
+                why="merged workbook differs from ${golden#merge:}"
+                "$top/$BUILD/tools/xlsx2csv" "$f" | diff "${golden#merge:}" - | head -5
+            fi ;;
         count:*)
             got=$(find "$O" -name '*compare_result*' | wc -l)
             [ "$got" = "${golden#count:}" ] || why="$got result files, expected ${golden#count:}" ;;

@@ -31,18 +31,26 @@
 #include "strbuf.h"
 
 #include "gen_model.h"
+#include "gen_data.h"
 #include "gen_walk.h"
 #include "pyrepr.h"
 
 static const char USAGE[] =
     "usage: gen_dump --out DIR [--entries N] [--layers L] [--ranks R] [--steps S]\n"
-    "                [--mode statistics|md5] [--seed K] [--drift X] [--nan-rate P]\n"
-    "                [--hot-rate P] [--extra-calls] [--threads T]\n";
+    "                [--mode statistics|md5|tensor] [--format pt|npy] [--tensor-scale K]\n"
+    "                [--seed K] [--drift X] [--nan-rate P] [--hot-rate P] [--extra-calls]\n"
+    "                [--threads T]\n";
 static const char OPTIONS[] =
     "  --entries N    entries per dump.json (bench side; default: one micro-batch)\n"
     "  --layers L     transformer layers (default 24)\n"
     "  --ranks R      tensor-parallel ranks, dirs rank0..rank{R-1} (default 1: dir \"rank\")\n"
-    "  --mode M       statistics, or md5 to add an md5 to every tensor (default statistics)\n"
+    "  --mode M       statistics, md5 (an md5 in every tensor leaf) or tensor (every tensor\n"
+    "                 leaf also saved in dump_tensor_data/; default statistics)\n"
+    "  --format F     tensor files: pt (torch.save, default) or npy (bfloat16 saved as\n"
+    "                 float32, as MindSpore does; the walk and dump.json stay PyTorch's)\n"
+    "  --tensor-scale K  tensor mode: sequence length 32*K (default 1). With --layers 2:\n"
+    "                 --entries 235 K=1 is msprobe's toy transformer (~9 MB a side),\n"
+    "                 a whole step K=15 holds over 1 GB for both sides\n"
     "  --seed K       same seed, same bytes (default 1)\n"
     "  --drift X      relative target/bench drift of statistics (default 0.002)\n"
     "  --nan-rate P   share of target tensors with NaN/inf statistics (default 0)\n"
@@ -224,10 +232,10 @@ static double to_bf16(double v)
 
 static double round_dt(int dt, double v)
 {
-    return dt == DT_BF16 ? to_bf16(v) : (double)(float)v;
+    return dt == GT_BF16 ? to_bf16(v) : (double)(float)v;
 }
 
-static double numel(const tensor *x)
+static double numel(const gtensor *x)
 {
     double n = 1;
     for (int i = 0; i < x->nd; i++)
@@ -238,18 +246,20 @@ static double numel(const tensor *x)
 /* Bench statistics of a fresh tensor, then the target's: the same tensor
  * computed elsewhere. Both sides draw the same random numbers, so the two
  * jobs of a pair stay in step whatever either of them writes. */
-static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int *sh)
+static gtensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int *sh)
 {
-    tensor *x = arena_calloc(g->cur, sizeof *x);
+    gtensor *x = arena_calloc(g->cur, sizeof *x);
     x->dt = (unsigned char)dt;
     x->rg = (unsigned char)rg;
     x->nd = (unsigned char)nd;
     if (nd)
         memcpy(x->sh, sh, (size_t)nd * sizeof(int));
     x->seed = rnd(g);
+    x->kind = (unsigned char)kind;
+    x->r = r;
     double n = numel(x), *b = x->v[0], *t = x->v[1];
     double a = r * (2.5 + 3 * uni(g)), c = r * (2.5 + 3 * uni(g));
-    int exact = dt == DT_I64 || dt == DT_BOOL || kind == KIND_RANGE || kind == KIND_ONES;
+    int exact = dt == GT_I64 || dt == GT_BOOL || kind == KIND_RANGE || kind == KIND_ONES;
     switch (kind) {
     case KIND_POS:      /* softmax probabilities */
         b[0] = 0.05 + 0.95 * uni(g), b[1] = 0.0, b[2] = 1.0 / sh[nd - 1];
@@ -273,7 +283,7 @@ static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int 
         b[2] = r * (0.45 + 0.1 * uni(g)), b[3] = b[2] * sqrt(n) * 1.15;
         break;
     case KIND_SCALAR:   /* 0-d: the value itself four times */
-        b[0] = b[1] = b[2] = b[3] = r * (dt == DT_I64 ? 1 : 1 + 0.05 * nrm(g));
+        b[0] = b[1] = b[2] = b[3] = r * (dt == GT_I64 ? 1 : 1 + 0.05 * nrm(g));
         break;
     case KIND_RANGE:    /* arange(n) */
         b[0] = n - 1, b[1] = 0, b[2] = (n - 1) / 2, b[3] = sqrt((n - 1) * n * (2 * n - 1) / 6);
@@ -289,7 +299,7 @@ static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int 
         x->empty = 1;
     if (exact) {
         for (int i = 0; i < 4; i++)
-            t[i] = b[i] = dt == DT_I64 && nd == 0 ? b[i] : (double)(float)b[i];
+            t[i] = b[i] = dt == GT_I64 && nd == 0 ? b[i] : (double)(float)b[i];
         return x;
     }
     /* Parameters come from one checkpoint: identical in step 0. */
@@ -300,11 +310,13 @@ static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int 
     t[1] = b[1] * (1 + d * e[1]);
     t[2] = b[2] + d * r * 0.1 * e[2];
     t[3] = b[3] * (1 + d * 0.3 * e[3]);
+    x->drift = d;
     if (nd == 0)
         t[1] = t[2] = t[3] = t[0];
     double hot = uni(g), size = uni(g), bad = uni(g), pick = uni(g);
     if (!param && hot < g->o->hot_rate) {
         double f = size < 0.6 ? 0.15 + 0.25 * pick : 0.6 + 0.9 * pick;
+        x->hot = f;
         t[0] *= 1 + f, t[1] *= 1 + f * 0.5, t[3] *= 1 + f * 0.3;
     }
     if (!param && bad < g->o->nan_rate)
@@ -318,7 +330,7 @@ static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int 
 
 /* Gradient statistics come from the tensor's own seed: whichever side asks
  * first, and in whatever order, both get the same numbers. */
-static tensor *grad_of(G *g, tensor *x)
+static gtensor *grad_of(G *g, gtensor *x)
 {
     if (!x->grad) {
         arena *keep = g->cur;
@@ -338,7 +350,7 @@ static tensor *grad_of(G *g, tensor *x)
 
 static const char *const DTYPES[] = {"torch.float32", "torch.bfloat16", "torch.int64", "torch.bool"};
 
-static void w_stat(G *g, const tensor *x, int i)
+static void w_stat(G *g, const gtensor *x, int i)
 {
     jw *w = &g->dump;
     static const char *const KEYS[] = {"Max", "Min", "Mean", "Norm"};
@@ -346,17 +358,19 @@ static void w_stat(G *g, const tensor *x, int i)
     double v = x->v[g->side][i];
     if (x->empty) {
         JW_LIT(w, "null");
-    } else if (x->dt == DT_BOOL) {
+    } else if (x->dt == GT_BOOL) {
+        /* statistics: always any() then not all(); tensor: from the data */
+        int on = g->o->tensor ? v != 0 : i == 0;
         if (i >= 2)
             JW_LIT(w, "null");
-        else if (i == 0)
+        else if (on)
             JW_LIT(w, "true");
         else
             JW_LIT(w, "false");
-    } else if (x->dt == DT_I64 && x->nd == 0) {
+    } else if (x->dt == GT_I64 && x->nd == 0) {
         jw_int(w, (long long)v);
     } else {
-        if (g->side && x->bad) {   /* the target overflowed here */
+        if (g->side && x->bad && !g->o->tensor) {   /* the target overflowed here */
             static const double INF = 1e308 * 10;
             double pat[3][4] = {{INF, v, INF, INF}, {v, -INF, -INF, INF}, {NAN, NAN, NAN, NAN}};
             if (i != 0 || x->bad != 2)
@@ -366,9 +380,14 @@ static void w_stat(G *g, const tensor *x, int i)
     }
 }
 
-static void w_tensor(G *g, const tensor *x)
+static void w_tensor(G *g, gtensor *x)
 {
     jw *w = &g->dump;
+    char data_name[sizeof g->dn + 8];
+    if (g->o->tensor) {
+        snprintf(data_name, sizeof data_name, "%s%s", g->dn, g->o->npy ? ".npy" : ".pt");
+        gd_write(g, x, data_name);
+    }
     jw_open(w, '{');
     JW_KEY(w, "type");
     JW_LIT(w, "\"torch.Tensor\"");
@@ -400,6 +419,10 @@ static void w_tensor(G *g, const tensor *x)
             crc ^= 0x5a5a5a5au;
         JW_KEY(w, "md5");
         w->len += (size_t)sprintf(w->buf + w->len, "\"%08lx\"", (unsigned long)crc);
+    }
+    if (g->o->tensor) {
+        JW_KEY(w, "data_name");
+        jw_str(w, data_name);
     }
     jw_close(w, '}');
     g->rows++;
@@ -438,7 +461,9 @@ static void w_item(G *g, const item *it)
         jw_open(w, '[');
         for (int i = 0; i < it->n; i++) {
             jw_sep(w);
+            size_t keep = dn_push(g, NULL, i);
             w_item(g, &it->u.l[i]);
+            dn_pop(g, keep);
         }
         jw_close(w, ']');
         return;
@@ -535,7 +560,9 @@ static void w_dict(G *g, const item *its, int n)
     jw_open(w, '{');
     for (int i = 0; i < n; i++) {
         jw_key(w, its[i].key, strlen(its[i].key));
+        size_t keep = dn_push(g, its[i].key, 0);
         w_item(g, &its[i]);
+        dn_pop(g, keep);
     }
     jw_close(w, '}');
 }
@@ -546,8 +573,8 @@ typedef struct {
     const opts *o;
     int side, step, rank;
     char dir[PATH_MAX];
-    long entries, rows;
-    unsigned long long bytes[3];
+    long entries, rows, files;
+    unsigned long long bytes[3], file_bytes;
 } job;
 
 static void run_job(job *jb)
@@ -571,8 +598,27 @@ static void run_job(job *jb)
     jw_init(&g->dump, path);
     snprintf(path, sizeof path, "%s/construct.json", jb->dir);
     jw_init(&g->cons, path);
-    JW_LIT(&g->dump, "{\n \"task\": \"statistics\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n"
-                     " \"dump_data_dir\": null,\n \"data\": {");
+    if (g->o->tensor) {
+        /* msprobe records the absolute path; compare ignores it */
+        snprintf(path, sizeof path, "%s/dump_tensor_data", jb->dir);
+        if (dir_create(path) != 0)
+            exit(err_report());
+        g->tdir = realpath(path, NULL);
+        if (!g->tdir) {
+            fprintf(stderr, "gen_dump: %s: %s\n", path, strerror(errno));
+            exit(1);
+        }
+        strbuf q = STRBUF_INIT;
+        json_quote(&q, g->tdir);
+        JW_LIT(&g->dump, "{\n \"task\": \"tensor\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n"
+                         " \"dump_data_dir\": ");
+        jw_put(&g->dump, q.buf, q.len);
+        JW_LIT(&g->dump, ",\n \"data\": {");
+        sb_free(&q);
+    } else {
+        JW_LIT(&g->dump, "{\n \"task\": \"statistics\",\n \"level\": \"mix\",\n \"framework\": \"pytorch\",\n"
+                         " \"dump_data_dir\": null,\n \"data\": {");
+    }
     g->dump.depth = 2;
     g->dump.first[2] = 1;
     JW_LIT(&g->cons, "{");
@@ -587,6 +633,11 @@ static void run_job(job *jb)
     jw_close(&g->cons, '}');
     jb->entries = g->emitted;
     jb->rows = g->rows;
+    jb->files = g->files;
+    jb->file_bytes = g->file_bytes;
+    gd_release(g, 0);
+    gd_release(g, 1);
+    free(g->tdir);
     jw_close_file(&g->dump);
     jw_close_file(&g->cons);
     jb->bytes[0] = g->dump.total;
@@ -652,7 +703,7 @@ static double rate_arg(const char *opt, const char *v)
 
 int main(int argc, char **argv)
 {
-    opts o = {.layers = 24, .ranks = 1, .steps = 1, .seed = 1, .drift = 0.002, .hot_rate = 0.004};
+    opts o = {.layers = 24, .ranks = 1, .steps = 1, .seed = 1, .drift = 0.002, .hot_rate = 0.004, .tscale = 1};
     log_set_prog("gen_dump");
     long threads = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
@@ -679,12 +730,20 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--hot-rate"))
             o.hot_rate = rate_arg(a, v);
         else if (!strcmp(a, "--mode")) {
-            if (!v || (strcmp(v, "statistics") && strcmp(v, "md5"))) {
-                fprintf(stderr, "gen_dump: --mode is statistics or md5\n%s", USAGE);
+            if (!v || (strcmp(v, "statistics") && strcmp(v, "md5") && strcmp(v, "tensor"))) {
+                fprintf(stderr, "gen_dump: --mode is statistics, md5 or tensor\n%s", USAGE);
                 return 2;
             }
             o.md5 = !strcmp(v, "md5");
-        }
+            o.tensor = !strcmp(v, "tensor");
+        } else if (!strcmp(a, "--format")) {
+            if (!v || (strcmp(v, "pt") && strcmp(v, "npy"))) {
+                fprintf(stderr, "gen_dump: --format is pt or npy\n%s", USAGE);
+                return 2;
+            }
+            o.npy = !strcmp(v, "npy");
+        } else if (!strcmp(a, "--tensor-scale"))
+            o.tscale = (int)num_arg(a, v, 1, 4096);
         else if (!strcmp(a, "--extra-calls"))
             o.extra = 1, used = 0;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -730,16 +789,26 @@ int main(int argc, char **argv)
         }
     for (long i = 0; i < threads; i++)
         pthread_join(tid[i], NULL);
-    double total = 0;
+    double total = 0, tensor_bytes = 0;
+    long files = 0;
     for (int i = 0; i < njobs; i++) {
         job *jb = &jobs[i];
         printf("gen_dump: side=%s step=%d rank=%d entries=%ld rows=%ld dump_bytes=%llu "
-               "stack_bytes=%llu construct_bytes=%llu\n",
+               "stack_bytes=%llu construct_bytes=%llu",
                jb->side ? "target" : "bench", jb->step, jb->rank, jb->entries, jb->rows,
                jb->bytes[0], jb->bytes[1], jb->bytes[2]);
+        if (o.tensor)
+            printf(" tensor_files=%ld tensor_bytes=%llu", jb->files, jb->file_bytes);
+        putchar('\n');
         total += (double)(jb->bytes[0] + jb->bytes[1] + jb->bytes[2]);
+        tensor_bytes += (double)jb->file_bytes;
+        files += jb->files;
     }
-    printf("gen_dump: wrote %d dump dirs, %.1f MB in %.2f s\n", njobs, total / 1e6, now() - t0);
+    if (o.tensor)
+        printf("gen_dump: tensor data: %ld files, %.0f bytes (%.1f MB)\n", files, tensor_bytes,
+               tensor_bytes / 1e6);
+    printf("gen_dump: wrote %d dump dirs, %.1f MB in %.2f s\n", njobs, (total + tensor_bytes) / 1e6,
+           now() - t0);
     for (int s = 0; s < NSLOT; s++)
         free(stack_text[s]);
     free(jobs);

@@ -22,17 +22,19 @@
 
 /* ------------------------------------------------------------------ types */
 
-enum { DT_F32, DT_BF16, DT_I64, DT_BOOL };
+enum { GT_F32, GT_BF16, GT_I64, GT_BOOL };
 enum { KIND_ACT, KIND_W, KIND_GRAD, KIND_POS, KIND_GELU, KIND_ONE, KIND_ZERO, KIND_IDS,
        KIND_SCALAR, KIND_RANGE, KIND_ONES };
 
-typedef struct tensor {
-    unsigned char dt, nd, rg, bad, empty, perm;
+typedef struct gtensor {
+    unsigned char dt, nd, rg, bad, empty, perm, kind, masked;
     int sh[4];
     uint64_t seed;           /* of its gradient's statistics */
     double v[2][4];          /* [bench, target][Max, Min, Mean, Norm] */
-    struct tensor *grad;     /* made on first use, so every use agrees */
-} tensor;
+    double r, drift, hot;    /* --mode tensor: scale, relative drift, hot-spot factor */
+    struct gtensor *grad;    /* made on first use, so every use agrees */
+    void *data;              /* --mode tensor: this side's elements, as written */
+} gtensor;
 
 enum { K_TENSOR, K_NULL, K_EMPTY, K_LIST, K_INT, K_FLOAT, K_BOOL, K_STR, K_DTYPE, K_DEVICE,
        K_MEMFMT, K_REDOP, K_ELLIPSIS, K_SIZE, K_SLICE, K_PG };
@@ -43,7 +45,7 @@ typedef struct item {
     unsigned char k, n;
     const char *key;
     union {
-        tensor *t;
+        gtensor *t;
         long long i;
         double f;
         const char *s;
@@ -66,6 +68,7 @@ typedef struct {
     const char *out;
     long entries;
     int layers, ranks, steps, md5, extra;
+    int tensor, npy, tscale;           /* --mode tensor, --format npy, --tensor-scale */
     unsigned long long seed;
     double drift, nan_rate, hot_rate;
 } opts;
@@ -75,7 +78,7 @@ typedef struct mod {
     const char *cls;
     int ctx, np;
     unsigned calls;
-    tensor *p[2];            /* weight, bias */
+    gtensor *p[2];            /* weight, bias */
 } mod;
 
 enum { R_API, R_BEGIN, R_END, R_AR };
@@ -85,7 +88,7 @@ typedef struct rec {
     unsigned cnt;            /* API call count, or module call */
     mod *m;
     int nin, nout;
-    tensor **in, **out;
+    gtensor **in, **out;
 } rec;
 
 /* ------------------------------------------------------ stack contexts */
@@ -401,12 +404,21 @@ typedef struct G {
     size_t ntape, tcap;
     mod wemb, edrop, emb, rot, dec, lnf, out;
     layer_mods *L;
-    tensor **params, *inv_freq;
+    gtensor **params, *inv_freq;
     int nparams;
+    /* --mode tensor: the data_name being built, where files go, what was written */
+    char dn[512];
+    size_t dn_len;
+    int dn_fixed;
+    char *tdir;
+    void **bufs[2];                    /* element buffers to free: per micro-batch, per step */
+    size_t nbufs[2], cbufs[2];
+    long files;
+    unsigned long long file_bytes;
 } G;
 
-static tensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int *sh);
-static tensor *grad_of(G *g, tensor *x);
+static gtensor *tnew(G *g, int dt, int rg, int kind, double r, int nd, const int *sh);
+static gtensor *grad_of(G *g, gtensor *x);
 static void w_item(G *g, const item *it);
 static void w_items(G *g, const item *its, int n);
 static void w_dict(G *g, const item *its, int n);

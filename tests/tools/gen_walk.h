@@ -17,7 +17,7 @@
 
 /* ------------------------------------------------------------ item makers */
 
-static inline item IT(tensor *t) { item i = {.k = K_TENSOR, .u.t = t}; return i; }
+static inline item IT(gtensor *t) { item i = {.k = K_TENSOR, .u.t = t}; return i; }
 static inline item II(long long v) { item i = {.k = K_INT, .u.i = v}; return i; }
 static inline item IFL(double v) { item i = {.k = K_FLOAT, .u.f = v}; return i; }
 static inline item IB(int v) { item i = {.k = K_BOOL, .u.i = v}; return i; }
@@ -60,6 +60,8 @@ static inline item ilist(const item *l, int n)
 /* --------------------------------------------------------------- entries */
 
 enum { OPT_CALLS = 8 };   /* optimizer entries per parameter */
+/* --mode tensor model: sequence per --tensor-scale step, head width, vocabulary */
+enum { TOY_SEQ = 32, TOY_HD = 8, TOY_VOCAB = 256 };
 
 /* One more entry is about to be written; 0 when this side does not make
  * the call or the entry budget is spent. logical counts what the bench
@@ -127,7 +129,7 @@ static int count_t(const item *its, int n)
     return c;
 }
 
-static tensor **fill_t(tensor **p, const item *its, int n)
+static gtensor **fill_t(gtensor **p, const item *its, int n)
 {
     for (int i = 0; i < n; i++) {
         if (its[i].k == K_TENSOR)
@@ -139,10 +141,10 @@ static tensor **fill_t(tensor **p, const item *its, int n)
 }
 
 /* The tensors among items, in order, for the backward replay. */
-static tensor **tensors_of(G *g, const item *its, int n, int *cnt)
+static gtensor **tensors_of(G *g, const item *its, int n, int *cnt)
 {
     *cnt = count_t(its, n);
-    tensor **t = arena_alloc(&g->mb, (size_t)(*cnt ? *cnt : 1) * sizeof *t);
+    gtensor **t = arena_alloc(&g->mb, (size_t)(*cnt ? *cnt : 1) * sizeof *t);
     fill_t(t, its, n);
     return t;
 }
@@ -158,18 +160,21 @@ static void api_ex(G *g, int site, int a, int track, const item *in, int nin, co
     size_t n = (size_t)sprintf(name, "%s.%u.forward", API_NAMES[a], c);
     open_entry(g, name, n);
     jw_key(w, "input_args", 10);
+    dn_begin(g, name, n, "input");
     w_items(g, in, nin);
     jw_key(w, "input_kwargs", 12);
+    dn_begin(g, name, n, "kwargs");
     w_dict(g, kw, nkw);
     jw_key(w, "is_recompute", 12);
     jw_put(w, "false", 5);
     jw_key(w, "output", 6);
+    dn_begin(g, name, n, "output");
     w_items(g, out, nout);
     jw_close(w, '}');
     construct(g, name, n, parent_of(g, parent));
     stack_note(g, site, name, n);
     int nt, grad = 0;
-    tensor **o = tensors_of(g, out, nout, &nt);
+    gtensor **o = tensors_of(g, out, nout, &nt);
     for (int i = 0; i < nt; i++)
         grad |= o[i]->rg;
     if (!track || !grad)
@@ -218,14 +223,18 @@ static void mod_end(G *g, mod *m, const item *in, int nin, const item *kw, int n
     size_t n = mod_name(name, m, "forward", call);
     open_entry(g, name, n);
     jw_key(w, "input_args", 10);
+    dn_begin(g, name, n, "input");
     w_items(g, in, nin);
     jw_key(w, "input_kwargs", 12);
+    dn_begin(g, name, n, "kwargs");
     w_dict(g, kw, nkw);
     jw_key(w, "output", 6);
+    dn_begin(g, name, n, "output");
     w_items(g, out, nout);
     if (m->np) {
         item p[2] = {KW("weight", IT(m->p[0])), KW("bias", IT(m->p[m->np - 1]))};
         jw_key(w, "parameters", 10);
+        dn_begin(g, name, n, "parameters");
         w_dict(g, p, m->np);
     }
     jw_key(w, "is_recompute", 12);
@@ -241,6 +250,7 @@ static void mod_end(G *g, mod *m, const item *in, int nin, const item *kw, int n
         for (int i = 0; i < m->np; i++) {
             item gi = IT(grad_of(g, m->p[i]));
             jw_key(w, PN[i], strlen(PN[i]));
+            dn_fixed(g, name, n, PN[i]);
             w_items(g, &gi, 1);
         }
         jw_close(w, '}');
@@ -250,7 +260,7 @@ static void mod_end(G *g, mod *m, const item *in, int nin, const item *kw, int n
 /* The gradient leaves of a backward entry: "input" holds the gradients of
  * the outputs, "output" those of the inputs (null for an API input without
  * gradient; a module hook leaves such inputs out). */
-static void w_grads(G *g, tensor **ts, int n, int keep_null)
+static void w_grads(G *g, gtensor **ts, int n, int keep_null)
 {
     item its[24];
     int k = 0;
@@ -268,8 +278,10 @@ static void bwd_entry(G *g, const char *name, size_t n, rec *r, int keep_null)
     jw *w = &g->dump;
     open_entry(g, name, n);
     jw_key(w, "input", 5);
+    dn_begin(g, name, n, "input");
     w_grads(g, r->out, r->nout, 0);
     jw_key(w, "output", 6);
+    dn_begin(g, name, n, "output");
     w_grads(g, r->in, r->nin, keep_null);
     jw_close(w, '}');
 }
@@ -294,7 +306,7 @@ static void backward(G *g)
         }
         g->bparent = sp ? (mod_name(parent, st[sp - 1]->m, "backward", st[sp - 1]->cnt), parent) : NULL;
         if (r->kind == R_AR) {
-            tensor *gx = grad_of(g, r->in[0]);
+            gtensor *gx = grad_of(g, r->in[0]);
             api_nb(g, S_AR_BWD, D_ALL_REDUCE, ARGS(IT(gx)), ARGS(KW("group", IPG())), ARGS(IT(gx)));
         } else if (begin(g)) {
             size_t n = (size_t)sprintf(name, "%s.%u.backward", API_NAMES[r->api], r->cnt);
@@ -307,13 +319,13 @@ static void backward(G *g)
 
 /* ----------------------------------------------------------------- model */
 
-static tensor *act(G *g, double r, int nd, const int *sh) { return tnew(g, DT_BF16, 1, KIND_ACT, r, nd, sh); }
+static gtensor *act(G *g, double r, int nd, const int *sh) { return tnew(g, GT_BF16, 1, KIND_ACT, r, nd, sh); }
 
 static void param(G *g, mod *m, int kind, int nd, const int *sh)
 {
     arena *keep = g->cur;
     g->cur = &g->perm;
-    tensor *p = tnew(g, DT_BF16, 1, kind, 0.02, nd, sh);
+    gtensor *p = tnew(g, GT_BF16, 1, kind, 0.02, nd, sh);
     p->perm = 1;
     g->cur = keep;
     m->p[m->np++] = p;
@@ -328,9 +340,9 @@ static void mod_init(mod *m, int ctx, const char *cls, const char *fmt, int laye
     snprintf(m->path, sizeof m->path, fmt, layer);
 }
 
-static tensor *layernorm(G *g, mod *m, int site, tensor *x)
+static gtensor *layernorm(G *g, mod *m, int site, gtensor *x)
 {
-    tensor *y = act(g, 1.0, x->nd, x->sh);
+    gtensor *y = act(g, 1.0, x->nd, x->sh);
     mod_begin(g, m);
     api(g, site, F_LAYER_NORM, ARGS(IT(x), LIST(II(g->h)), IT(m->p[0]), IT(m->p[1]), IFL(1e-05)), NOARGS,
         ARGS(IT(y)));
@@ -340,10 +352,10 @@ static tensor *layernorm(G *g, mod *m, int site, tensor *x)
 
 /* ColumnParallelLinear: in backward the input gradient is all-reduced. The
  * bias is either added inside (qkv) or handed back for a later fusion. */
-static tensor *col_linear(G *g, mod *m, int site, tensor *x, int width, int bias_inside, const item *kw,
+static gtensor *col_linear(G *g, mod *m, int site, gtensor *x, int width, int bias_inside, const item *kw,
                           int nkw)
 {
-    tensor *y = act(g, 2.0, SH(g->s, g->b, width));
+    gtensor *y = act(g, 2.0, SH(g->s, g->b, width));
     item bias_in = m->np == 2 && bias_inside ? IT(m->p[1]) : INUL();
     item bias_out = m->np == 2 && !bias_inside ? IT(m->p[1]) : INUL();
     mod_begin(g, m);
@@ -359,9 +371,9 @@ static tensor *col_linear(G *g, mod *m, int site, tensor *x, int width, int bias
 }
 
 /* RowParallelLinear: partial sums all-reduced across the TP group. */
-static tensor *row_linear(G *g, mod *m, int site, int ar_site, tensor *x)
+static gtensor *row_linear(G *g, mod *m, int site, int ar_site, gtensor *x)
 {
-    tensor *y = act(g, 1.5, SH(g->s, g->b, g->h)), *yr = act(g, 1.5, SH(g->s, g->b, g->h));
+    gtensor *y = act(g, 1.5, SH(g->s, g->b, g->h)), *yr = act(g, 1.5, SH(g->s, g->b, g->h));
     mod_begin(g, m);
     api(g, site, F_LINEAR, ARGS(IT(x), IT(m->p[0]), INUL()), NOARGS, ARGS(IT(y)));
     if (g->tp > 1) {
@@ -372,24 +384,24 @@ static tensor *row_linear(G *g, mod *m, int site, int ar_site, tensor *x)
     return y;
 }
 
-static tensor *rope_apply(G *g, tensor *t, tensor *freqs, int site)
+static gtensor *rope_apply(G *g, gtensor *t, gtensor *freqs, int site)
 {
     int s = g->s, b = g->b, np = g->nh, hd = g->hd;
     int slice = site, cs = site + 1, sn = site + 2, tt = site + 3, cat = site + 4, chunk = site + 5,
         negcat = site + 6;
-    tensor *tr = act(g, 1.0, SH(s, b, np, hd)), *tp = act(g, 1.0, SH(s, b, np, 0));
+    gtensor *tr = act(g, 1.0, SH(s, b, np, hd)), *tp = act(g, 1.0, SH(s, b, np, 0));
     api(g, slice, T_GETITEM, ARGS(IT(t), LIST(IELL(), ISLICE(NONE, hd, NONE))), NOARGS, ARGS(IT(tr)));
     api(g, slice, T_GETITEM, ARGS(IT(t), LIST(IELL(), ISLICE(hd, NONE, NONE))), NOARGS, ARGS(IT(tp)));
-    tensor *c32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
-           *c16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
-           *s32 = tnew(g, DT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
-           *s16 = tnew(g, DT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd));
+    gtensor *c32 = tnew(g, GT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *c16 = tnew(g, GT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *s32 = tnew(g, GT_F32, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd)),
+           *s16 = tnew(g, GT_BF16, 0, KIND_ACT, 0.35, SH(s, 1, 1, hd));
     /* .to(t.dtype): a positional dtype is not a "dtype" kwarg, msprobe writes {} */
     api(g, cs, TO_COS, ARGS(IT(freqs)), NOARGS, ARGS(IT(c32)));
     api(g, cs, T_TO, ARGS(IT(c32), IEMPTY()), NOARGS, ARGS(IT(c16)));
     api(g, sn, TO_SIN, ARGS(IT(freqs)), NOARGS, ARGS(IT(s32)));
     api(g, sn, T_TO, ARGS(IT(s32), IEMPTY()), NOARGS, ARGS(IT(s16)));
-    tensor *m1 = act(g, 1.0, SH(s, b, np, hd)), *x1 = act(g, 1.0, SH(s, b, np, hd / 2)),
+    gtensor *m1 = act(g, 1.0, SH(s, b, np, hd)), *x1 = act(g, 1.0, SH(s, b, np, hd / 2)),
            *x2 = act(g, 1.0, SH(s, b, np, hd / 2)), *nx2 = act(g, 1.0, SH(s, b, np, hd / 2)),
            *rh = act(g, 1.0, SH(s, b, np, hd)), *m2 = act(g, 1.0, SH(s, b, np, hd)),
            *sum = act(g, 1.0, SH(s, b, np, hd)), *o = act(g, 1.0, SH(s, b, np, hd));
@@ -403,13 +415,13 @@ static tensor *rope_apply(G *g, tensor *t, tensor *freqs, int site)
     return o;
 }
 
-static tensor *core_attention(G *g, layer_mods *L, tensor *q, tensor *k, tensor *v, tensor *mask)
+static gtensor *core_attention(G *g, layer_mods *L, gtensor *q, gtensor *k, gtensor *v, gtensor *mask)
 {
     int s = g->s, b = g->b, np = g->nh, hd = g->hd, bn = g->b * g->nh;
     mod_begin(g, &L->core);
-    tensor *q2 = act(g, 1.0, SH(s, bn, hd)), *k2 = act(g, 1.0, SH(s, bn, hd)), *qt = act(g, 1.0, SH(bn, s, hd)),
+    gtensor *q2 = act(g, 1.0, SH(s, bn, hd)), *k2 = act(g, 1.0, SH(s, bn, hd)), *qt = act(g, 1.0, SH(bn, s, hd)),
            *kt = act(g, 1.0, SH(bn, s, hd)), *ktt = act(g, 1.0, SH(bn, hd, s)),
-           *buf = tnew(g, DT_BF16, 0, KIND_ACT, 3.0, SH(bn, s, s)), *sc = act(g, 4.0, SH(bn, s, s)),
+           *buf = tnew(g, GT_BF16, 0, KIND_ACT, 3.0, SH(bn, s, s)), *sc = act(g, 4.0, SH(bn, s, s)),
            *sc4 = act(g, 4.0, SH(b, np, s, s));
     api(g, S_CORE_RS, T_RESHAPE, ARGS(IT(q), II(s), II(bn), II(-1)), NOARGS, ARGS(IT(q2)));
     api(g, S_CORE_VK, T_VIEW, ARGS(IT(k), II(s), II(bn), II(-1)), NOARGS, ARGS(IT(k2)));
@@ -421,23 +433,24 @@ static tensor *core_attention(G *g, layer_mods *L, tensor *q, tensor *k, tensor 
     api(g, S_CORE_VIEW1, T_VIEW, ARGS(IT(sc), II(b), II(np), II(s), II(s)), NOARGS, ARGS(IT(sc4)));
 
     mod_begin(g, &L->smax);
-    tensor *f = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
-           *mf = tnew(g, DT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
-           *pr = tnew(g, DT_F32, 1, KIND_POS, 1.0, SH(b, np, s, s)),
-           *pb = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
+    gtensor *f = tnew(g, GT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
+           *mf = tnew(g, GT_F32, 1, KIND_ACT, 4.0, SH(b, np, s, s)),
+           *pr = tnew(g, GT_F32, 1, KIND_POS, 1.0, SH(b, np, s, s)),
+           *pb = tnew(g, GT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
     mf->v[0][1] = mf->v[1][1] = -10000.0;
+    mf->masked = 1;
     api(g, S_SM_FLOAT, T_FLOAT, ARGS(IT(sc4)), NOARGS, ARGS(IT(f)));
     api(g, S_SM_MASK, T_MASKED_FILL_, ARGS(IT(f), IT(mask), IFL(-10000.0)), NOARGS, ARGS(IT(mf)));
     api(g, S_SM_SOFTMAX, F_SOFTMAX, ARGS(IT(mf), II(-1)), ARGS(KW("_stacklevel", II(5))), ARGS(IT(pr)));
     api(g, S_SM_HALF, T_BFLOAT16, ARGS(IT(pr)), NOARGS, ARGS(IT(pb)));
     mod_end(g, &L->smax, ARGS(IT(sc4), IT(mask)), NOARGS, ARGS(IT(pb)));
 
-    tensor *pd = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
+    gtensor *pd = tnew(g, GT_BF16, 1, KIND_POS, 1.0, SH(b, np, s, s));
     mod_begin(g, &L->adrop);
     api(g, S_ADROP, F_DROPOUT, ARGS(IT(pb), IFL(0.1), IB(1), IB(0)), NOARGS, ARGS(IT(pd)));
     mod_end(g, &L->adrop, ARGS(IT(pb)), NOARGS, ARGS(IT(pd)));
 
-    tensor *v2 = act(g, 1.0, SH(s, bn, hd)), *p3 = tnew(g, DT_BF16, 1, KIND_POS, 1.0, SH(bn, s, s)),
+    gtensor *v2 = act(g, 1.0, SH(s, bn, hd)), *p3 = tnew(g, GT_BF16, 1, KIND_POS, 1.0, SH(bn, s, s)),
            *vt = act(g, 1.0, SH(bn, s, hd)), *c = act(g, 0.8, SH(bn, s, hd)), *c4 = act(g, 0.8, SH(b, np, s, hd)),
            *cp = act(g, 0.8, SH(s, b, np, hd)), *cc = act(g, 0.8, SH(s, b, np, hd)),
            *co = act(g, 0.8, SH(s, b, np * hd));
@@ -455,20 +468,20 @@ static tensor *core_attention(G *g, layer_mods *L, tensor *q, tensor *k, tensor 
     return co;
 }
 
-static tensor *attention(G *g, layer_mods *L, tensor *x, tensor *mask, tensor *rope)
+static gtensor *attention(G *g, layer_mods *L, gtensor *x, gtensor *mask, gtensor *rope)
 {
     int s = g->s, b = g->b, np = g->nh, hd = g->hd;
     mod_begin(g, &L->attn);
-    tensor *qkv = col_linear(g, &L->qkv, S_QKV, x, 3 * np * hd, 1, NOARGS);
-    tensor *q4 = act(g, 2.0, SH(s, b, np, 3 * hd)), *q = act(g, 2.0, SH(s, b, np, hd)),
+    gtensor *qkv = col_linear(g, &L->qkv, S_QKV, x, 3 * np * hd, 1, NOARGS);
+    gtensor *q4 = act(g, 2.0, SH(s, b, np, 3 * hd)), *q = act(g, 2.0, SH(s, b, np, hd)),
            *k = act(g, 2.0, SH(s, b, np, hd)), *v = act(g, 2.0, SH(s, b, np, hd));
     api(g, S_QKV_VIEW, T_VIEW, ARGS(IT(qkv), ISIZE(SH(s, b, np, 3 * hd))), NOARGS, ARGS(IT(q4)));
     api(g, S_QKV_SPLIT, TO_SPLIT, ARGS(IT(q4), LIST(II(hd), II(hd), II(hd))), ARGS(KW("dim", II(3))),
         ARGS(IT(q), IT(k), IT(v)));
     q = rope_apply(g, q, rope, S_RQ_SLICE);
     k = rope_apply(g, k, rope, S_RK_SLICE);
-    tensor *ctx = core_attention(g, L, q, k, v, mask);
-    tensor *out = row_linear(g, &L->proj, S_PROJ, S_AR_PROJ, ctx);
+    gtensor *ctx = core_attention(g, L, q, k, v, mask);
+    gtensor *out = row_linear(g, &L->proj, S_PROJ, S_AR_PROJ, ctx);
     mod_end(g, &L->attn, ARGS(IT(x)),
             ARGS(KW("attention_mask", IT(mask)), KW("inference_params", INUL()), KW("rotary_pos_emb", IT(rope)),
                  KW("packed_seq_params", INUL())),
@@ -476,25 +489,25 @@ static tensor *attention(G *g, layer_mods *L, tensor *x, tensor *mask, tensor *r
     return out;
 }
 
-static tensor *bias_dropout_add(G *g, int site, tensor *x, tensor *bias, tensor *residual)
+static gtensor *bias_dropout_add(G *g, int site, gtensor *x, gtensor *bias, gtensor *residual)
 {
-    tensor *xb = act(g, 1.5, x->nd, x->sh), *d = act(g, 1.6, x->nd, x->sh), *o = act(g, 2.0, x->nd, x->sh);
+    gtensor *xb = act(g, 1.5, x->nd, x->sh), *d = act(g, 1.6, x->nd, x->sh), *o = act(g, 2.0, x->nd, x->sh);
     api(g, site, T_ADD, ARGS(IT(x), IT(bias)), NOARGS, ARGS(IT(xb)));
     api(g, site + 1, F_DROPOUT, ARGS(IT(xb)), ARGS(KW("p", IFL(0.1)), KW("training", IB(1))), ARGS(IT(d)));
     api(g, site + 2, T_ADD, ARGS(IT(residual), IT(d)), NOARGS, ARGS(IT(o)));
     return o;
 }
 
-static tensor *mlp(G *g, layer_mods *L, tensor *x, int handmade)
+static gtensor *mlp(G *g, layer_mods *L, gtensor *x, int handmade)
 {
     int s = g->s, b = g->b, f = g->ffn;
     mod_begin(g, &L->mlp);
-    tensor *y = col_linear(g, &L->fc1, S_FC1, x, f, 0, NOARGS);
-    tensor *a = act(g, 2.0, SH(s, b, f)), *ge = tnew(g, DT_BF16, 1, KIND_GELU, 1.5, SH(s, b, f));
+    gtensor *y = col_linear(g, &L->fc1, S_FC1, x, f, 0, NOARGS);
+    gtensor *a = act(g, 2.0, SH(s, b, f)), *ge = tnew(g, GT_BF16, 1, KIND_GELU, 1.5, SH(s, b, f));
     api(g, S_MLP_ADD, T_ADD, ARGS(IT(y), IT(L->fc1.p[1])), NOARGS, ARGS(IT(a)));
     /* The hand-written GELU of the target: made on both sides so that the
      * random streams stay in step, written only where it is called. */
-    tensor *h[7];
+    gtensor *h[7];
     for (int i = 0; i < 7; i++)
         h[i] = act(g, 1.0 + i * 0.3, SH(s, b, f));
     if (handmade)
@@ -512,21 +525,21 @@ static tensor *mlp(G *g, layer_mods *L, tensor *x, int handmade)
         api(g, S_HGELU, T_MUL, ARGS(IT(h[6]), IT(h[5])), NOARGS, ARGS(IT(ge)));
         g->mask = 3;
     }
-    tensor *o = row_linear(g, &L->fc2, S_FC2, S_AR_FC2, ge);
+    gtensor *o = row_linear(g, &L->fc2, S_FC2, S_AR_FC2, ge);
     mod_end(g, &L->mlp, ARGS(IT(x)), NOARGS, ARGS(IT(o), IT(L->fc2.p[1])));
     return o;
 }
 
-static tensor *layer(G *g, int i, tensor *x, tensor *mask, tensor *rope, int mb)
+static gtensor *layer(G *g, int i, gtensor *x, gtensor *mask, gtensor *rope, int mb)
 {
     layer_mods *L = &g->L[i];
     mod_begin(g, &L->layer);
-    tensor *ln = layernorm(g, &L->ln1, S_LN1, x);
-    tensor *ao = attention(g, L, ln, mask, rope);
-    tensor *x1 = bias_dropout_add(g, S_B1_ADD, ao, L->proj.p[1], x);
-    tensor *ln2 = layernorm(g, &L->ln2, S_LN2, x1);
-    tensor *mo = mlp(g, L, ln2, g->o->extra && mb == 0 && i == g->o->layers / 2);
-    tensor *x2 = bias_dropout_add(g, S_B2_ADD, mo, L->fc2.p[1], x1);
+    gtensor *ln = layernorm(g, &L->ln1, S_LN1, x);
+    gtensor *ao = attention(g, L, ln, mask, rope);
+    gtensor *x1 = bias_dropout_add(g, S_B1_ADD, ao, L->proj.p[1], x);
+    gtensor *ln2 = layernorm(g, &L->ln2, S_LN2, x1);
+    gtensor *mo = mlp(g, L, ln2, g->o->extra && mb == 0 && i == g->o->layers / 2);
+    gtensor *x2 = bias_dropout_add(g, S_B2_ADD, mo, L->fc2.p[1], x1);
     mod_end(g, &L->layer, NOARGS,
             ARGS(KW("hidden_states", IT(x)), KW("attention_mask", IT(mask)), KW("context", INUL()),
                  KW("context_mask", INUL()), KW("rotary_pos_emb", IT(rope)), KW("inference_params", INUL()),
@@ -538,15 +551,16 @@ static tensor *layer(G *g, int i, tensor *x, tensor *mask, tensor *rope, int mb)
 static void microbatch(G *g, int mb)
 {
     int s = g->s, b = g->b, h = g->h, V = g->vocab;
+    gd_release(g, 0);
     arena_reset(&g->mb);
     g->cur = &g->mb;
     g->ntape = 0;
-    tensor *tokens = tnew(g, DT_I64, 0, KIND_IDS, V * g->tp, SH(b, s)),
-           *labels = tnew(g, DT_I64, 0, KIND_IDS, V * g->tp, SH(b, s)),
-           *mask = tnew(g, DT_BOOL, 0, KIND_ACT, 1, SH(1, 1, s, s));
+    gtensor *tokens = tnew(g, GT_I64, 0, KIND_IDS, V * g->tp, SH(b, s)),
+           *labels = tnew(g, GT_I64, 0, KIND_IDS, V * g->tp, SH(b, s)),
+           *mask = tnew(g, GT_BOOL, 0, KIND_ACT, 1, SH(1, 1, s, s));
 
     mod_begin(g, &g->emb);
-    tensor *e = act(g, 0.02, SH(b, s, h)), *er = act(g, 0.02, SH(b, s, h)), *et = act(g, 0.02, SH(s, b, h)),
+    gtensor *e = act(g, 0.02, SH(b, s, h)), *er = act(g, 0.02, SH(b, s, h)), *et = act(g, 0.02, SH(s, b, h)),
            *ec = act(g, 0.02, SH(s, b, h)), *ed = act(g, 0.02, SH(s, b, h));
     mod_begin(g, &g->wemb);
     api(g, S_EMB, F_EMBEDDING, ARGS(IT(tokens), IT(g->wemb.p[0])), NOARGS, ARGS(IT(e)));
@@ -562,9 +576,9 @@ static void microbatch(G *g, int mb)
     mod_end(g, &g->edrop, ARGS(IT(ec)), NOARGS, ARGS(IT(ed)));
     mod_end(g, &g->emb, NOARGS, ARGS(KW("input_ids", IT(tokens)), KW("position_ids", INUL())), ARGS(IT(ed)));
 
-    tensor *seq = tnew(g, DT_F32, 0, KIND_RANGE, 0, SH(s)), *fr = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, g->hd / 2)),
-           *fe = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, g->hd)),
-           *rope = tnew(g, DT_F32, 0, KIND_ACT, 300, SH(s, 1, 1, g->hd));
+    gtensor *seq = tnew(g, GT_F32, 0, KIND_RANGE, 0, SH(s)), *fr = tnew(g, GT_F32, 0, KIND_ACT, 300, SH(s, g->hd / 2)),
+           *fe = tnew(g, GT_F32, 0, KIND_ACT, 300, SH(s, g->hd)),
+           *rope = tnew(g, GT_F32, 0, KIND_ACT, 300, SH(s, 1, 1, g->hd));
     mod_begin(g, &g->rot);
     api(g, S_ROT_ARANGE, TO_ARANGE, ARGS(II(s)), ARGS(KW("device", IDEV(g->rank)), KW("dtype", IDT("torch.float32"))),
         ARGS(IT(seq)));
@@ -576,7 +590,7 @@ static void microbatch(G *g, int mb)
     mod_end(g, &g->rot, ARGS(II(s)), NOARGS, ARGS(IT(rope)));
 
     mod_begin(g, &g->dec);
-    tensor *x = ed;
+    gtensor *x = ed;
     for (int i = 0; i < g->o->layers && !g->done; i++)
         x = layer(g, i, x, mask, rope, mb);
     x = layernorm(g, &g->lnf, S_LNF, x);
@@ -584,13 +598,13 @@ static void microbatch(G *g, int mb)
             ARGS(KW("hidden_states", IT(ed)), KW("attention_mask", IT(mask)), KW("inference_params", INUL()),
                  KW("rotary_pos_emb", IT(rope)), KW("packed_seq_params", INUL())),
             ARGS(IT(x)));
-    tensor *logits = col_linear(g, &g->out, S_OUT, x, V, 0, ARGS(KW("weight", INUL())));
+    gtensor *logits = col_linear(g, &g->out, S_OUT, x, V, 0, ARGS(KW("weight", INUL())));
 
-    tensor *lt = act(g, 3.0, SH(b, s, V)), *lc = act(g, 3.0, SH(b, s, V)),
-           *lf = tnew(g, DT_F32, 1, KIND_ACT, 3.0, SH(b, s, V)), *lv = tnew(g, DT_F32, 1, KIND_ACT, 3.0, SH(b * s, V)),
-           *lab = tnew(g, DT_I64, 0, KIND_IDS, V * g->tp, SH(b * s)),
-           *ce = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
-           *ce2 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b, s));
+    gtensor *lt = act(g, 3.0, SH(b, s, V)), *lc = act(g, 3.0, SH(b, s, V)),
+           *lf = tnew(g, GT_F32, 1, KIND_ACT, 3.0, SH(b, s, V)), *lv = tnew(g, GT_F32, 1, KIND_ACT, 3.0, SH(b * s, V)),
+           *lab = tnew(g, GT_I64, 0, KIND_IDS, V * g->tp, SH(b * s)),
+           *ce = tnew(g, GT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
+           *ce2 = tnew(g, GT_F32, 1, KIND_ACT, 2.5, SH(b, s));
     api(g, S_LM_T, T_TRANSPOSE, ARGS(IT(logits), II(0), II(1)), NOARGS, ARGS(IT(lt)));
     api(g, S_LM_T, T_CONTIGUOUS, ARGS(IT(lt)), NOARGS, ARGS(IT(lc)));
     api(g, S_LM_CE, T_FLOAT, ARGS(IT(lc)), NOARGS, ARGS(IT(lf)));
@@ -599,12 +613,12 @@ static void microbatch(G *g, int mb)
     api(g, S_LM_CE, F_CROSS_ENTROPY, ARGS(IT(lv), IT(lab)), ARGS(KW("reduction", IS("none"))), ARGS(IT(ce)));
     api(g, S_LM_VIEW, T_VIEW, ARGS(IT(ce), II(b), II(s)), NOARGS, ARGS(IT(ce2)));
 
-    tensor *lf2 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b, s)), *l1 = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
-           *lm = tnew(g, DT_F32, 0, KIND_ONES, 1, SH(b * s)), *pr = tnew(g, DT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
-           *sum = tnew(g, DT_F32, 1, KIND_SCALAR, 2.3 * s * b, 0, NULL),
-           *ne = tnew(g, DT_BOOL, 0, KIND_ACT, 1, SH(b, s)),
-           *nt = tnew(g, DT_I64, 0, KIND_SCALAR, s * b, 0, NULL), *loss = tnew(g, DT_F32, 1, KIND_SCALAR, 2.3, 0, NULL),
-           *one = tnew(g, DT_F32, 0, KIND_ONES, 1.0, 0, NULL);
+    gtensor *lf2 = tnew(g, GT_F32, 1, KIND_ACT, 2.5, SH(b, s)), *l1 = tnew(g, GT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
+           *lm = tnew(g, GT_F32, 0, KIND_ONES, 1, SH(b * s)), *pr = tnew(g, GT_F32, 1, KIND_ACT, 2.5, SH(b * s)),
+           *sum = tnew(g, GT_F32, 1, KIND_SCALAR, 2.3 * s * b, 0, NULL),
+           *ne = tnew(g, GT_BOOL, 0, KIND_ACT, 1, SH(b, s)),
+           *nt = tnew(g, GT_I64, 0, KIND_SCALAR, s * b, 0, NULL), *loss = tnew(g, GT_F32, 1, KIND_SCALAR, 2.3, 0, NULL),
+           *one = tnew(g, GT_F32, 0, KIND_ONES, 1.0, 0, NULL);
     api(g, S_LOSS_FLOAT, T_FLOAT, ARGS(IT(ce2)), NOARGS, ARGS(IT(lf2)));
     api(g, S_LOSS_SUM, T_VIEW, ARGS(IT(lf2), II(-1)), NOARGS, ARGS(IT(l1)));
     api(g, S_LOSS_SUM, T_MUL, ARGS(IT(l1), IT(lm)), NOARGS, ARGS(IT(pr)));
@@ -621,11 +635,12 @@ static void microbatch(G *g, int mb)
  * Adam on the fp32 main parameters (torch's single-tensor path). */
 static void optimizer(G *g)
 {
+    gd_release(g, 0);
     arena_reset(&g->mb);
     g->cur = &g->mb;
-    tensor *norm = tnew(g, DT_F32, 0, KIND_SCALAR, 1.7, 0, NULL),
-           *norm2 = tnew(g, DT_F32, 0, KIND_SCALAR, 2.9, 0, NULL),
-           *sum = tnew(g, DT_F32, 0, KIND_SCALAR, 2.9 * g->tp, 0, NULL);
+    gtensor *norm = tnew(g, GT_F32, 0, KIND_SCALAR, 1.7, 0, NULL),
+           *norm2 = tnew(g, GT_F32, 0, KIND_SCALAR, 2.9, 0, NULL),
+           *sum = tnew(g, GT_F32, 0, KIND_SCALAR, 2.9 * g->tp, 0, NULL);
     api(g, S_CLIP_POW, T_POW, ARGS(IT(norm), IFL(2.0)), NOARGS, ARGS(IT(norm2)));
     if (g->tp > 1)
         api_nb(g, S_AR_NORM, D_ALL_REDUCE, ARGS(IT(norm2)),
@@ -637,10 +652,10 @@ static void optimizer(G *g)
         const int *sh = g->params[i]->sh;
         /* grad, exp_avg (3), exp_avg_sq (3), sqrt, denom (2), main param (2) */
         static const double SCALE[12] = {1e-5, 1e-6, 1e-6, 1e-6, 1e-10, 1e-10, 1e-10, 1e-5, 1e-3, 1e-3, 0.02, 0.02};
-        tensor *t[12];
+        gtensor *t[12];
         for (int j = 0; j < 12; j++)
-            t[j] = tnew(g, DT_F32, 0, j >= 10 ? KIND_W : KIND_GRAD, SCALE[j], nd, sh);
-        tensor *grad = t[0], *ea = t[1], *ea1 = t[2], *ea2 = t[3], *es = t[4], *es1 = t[5], *es2 = t[6],
+            t[j] = tnew(g, GT_F32, 0, j >= 10 ? KIND_W : KIND_GRAD, SCALE[j], nd, sh);
+        gtensor *grad = t[0], *ea = t[1], *ea1 = t[2], *ea2 = t[3], *es = t[4], *es1 = t[5], *es2 = t[6],
                *sq = t[7], *dn = t[8], *dn2 = t[9], *mp = t[10], *mp2 = t[11];
         api(g, S_ADAM_EA, T_MUL_, ARGS(IT(ea), IFL(b1)), NOARGS, ARGS(IT(ea1)));
         api(g, S_ADAM_EA, T_ADD_, ARGS(IT(ea1), IT(grad)), ARGS(KW("alpha", IFL(1 - b1))), ARGS(IT(ea2)));
@@ -659,11 +674,17 @@ static void build_model(G *g)
 {
     g->s = 2048, g->b = 1, g->h = 2048, g->hd = 128;
     g->nh = 16 / g->tp, g->ffn = 8192 / g->tp, g->vocab = 50304 / g->tp;
+    if (g->o->tensor) {
+        /* Every leaf becomes a file: a toy width, a sequence that grows
+         * with --tensor-scale (attention scores grow with its square). */
+        g->s = TOY_SEQ * g->o->tscale, g->h = TOY_HD * 16, g->hd = TOY_HD;
+        g->ffn = 4 * g->h / g->tp, g->vocab = TOY_VOCAB / g->tp;
+    }
     int h = g->h, qkv = 3 * g->nh * g->hd, f = g->ffn, n = g->o->layers;
     g->cur = &g->perm;
     g->params = arena_alloc(&g->perm, (size_t)(12 * n + 8) * sizeof *g->params);
     g->L = arena_calloc(&g->perm, (size_t)n * sizeof *g->L);
-    g->inv_freq = tnew(g, DT_F32, 0, KIND_ACT, 0.3, SH(g->hd / 2));
+    g->inv_freq = tnew(g, GT_F32, 0, KIND_ACT, 0.3, SH(g->hd / 2));
     mod_init(&g->emb, C_EMB, "LanguageModelEmbedding", "embedding", 0);
     mod_init(&g->wemb, C_WEMB, "VocabParallelEmbedding", "embedding.word_embeddings", 0);
     param(g, &g->wemb, KIND_W, SH(g->vocab, h));

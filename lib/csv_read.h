@@ -1,0 +1,31 @@
+/* Reading csv text the way Python's csv module reads what our table writer
+ * (and csv.writer with QUOTE_MINIMAL) writes: fields separated by commas,
+ * rows ending in "\n" or "\r\n", a field in double quotes may hold commas,
+ * line breaks and doubled quotes. Like Python's reader (strict=False) a
+ * quote inside an unquoted field is kept as it is, and text after a closing
+ * quote is appended; only a quoted field left open at the end of the input
+ * is an error.
+ *
+ * The input is a buffer (a mapped file); rows are handed to a callback one
+ * by one, so a big file is never held twice. Thread-safe.
+ */
+#ifndef MSP_CSV_READ_H
+#define MSP_CSV_READ_H
+
+#include <stddef.h>
+
+typedef struct {
+    const char *s;      /* field text, quotes removed; NUL-terminated */
+    size_t len;
+    int quoted;         /* the field was written in quotes */
+} csv_field;
+
+/* Called for each row (0-based), fields valid during the call only. A
+ * non-zero return stops the walk and is returned. An empty line is a row
+ * without fields (Python: []). */
+typedef int (*csv_row_fn)(void *ctx, size_t row, const csv_field *fields, size_t n);
+
+/* `path` is used in error messages. 0, the callback's value, or -1. */
+int csv_read(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx);
+
+#endif
