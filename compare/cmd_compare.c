@@ -1,6 +1,7 @@
 /* `msprobe compare`: command line, compare.json, and running the jobs. */
 #include "cmd/cmd.h"
 #include "compare.h"
+#include "diff_analyze.h"
 #include "files.h"
 #include "inputs.h"
 #include "mapping.h"
@@ -36,12 +37,18 @@ void cmd_compare_usage(void *stream)
             "  -o, --output_path [DIR]      output directory (default ./output)\n"
             "  -s, --stack_mode             add the NPU_Stack_Info column (from stack.json)\n"
             "  -c, --compare_only           do not write the advisor file\n"
+            "  -da, --diff_analyze          step directories: per-rank first-diff results (JSON), then the\n"
+            "                               first diverging op across ranks, following communication\n"
+            "                               (diff_analyze_*.json); no table, no advisor\n"
             "  -f, --fuzzy_match            match rows by name without call counters (an API called\n"
             "                               more or fewer times shifts them)\n"
             "  -am, --api_mapping [FILE]    MindSpore target vs PyTorch bench: map API names (built-in\n"
             "                               table, plus the entries of FILE)\n"
             "  -cm, --cell_mapping [FILE]   map Cell.* names to Module.* (plus the dict of FILE)\n"
             "  -dm, --data_mapping FILE     explicit target row name -> bench row name dict\n"
+            "  -lm, --layer_mapping [FILE]  MindSpore target: pair rows by their place in the model (FILE:\n"
+            "                               class -> sub-path renames); replaces -dm, writes the pairs\n"
+            "                               as data_mapping_*.yaml\n"
             "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
             "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
             "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
@@ -62,6 +69,7 @@ void cmd_compare_usage(void *stream)
 typedef struct {
     const char *target, *bench, *input, *out_dir;
     int stack, compare_only, format, jobs, compat, fuzzy;
+    int diff_analyze;
     const char *fail_on, *summary_json, *ranks, *steps;
     mapping_opts mapping;
 } cli;
@@ -125,8 +133,17 @@ static int parse_args(int argc, char **argv, cli *o)
                 o->mapping.cell_file = file;
             }
             continue;
+        } else if (is(a, "-lm", "--layer_mapping", NULL)) {
+            o->mapping.layer = 1;
+            o->mapping.layer_file = next && next[0] != '-' ? next : NULL;
+            if (o->mapping.layer_file)
+                i++;
+            continue;
         } else if (is(a, "-dm", "--data_mapping", NULL)) {
             dest = &o->mapping.data_file;
+        } else if (is(a, "-da", "--diff_analyze", NULL)) {
+            o->diff_analyze = 1;
+            continue;
         } else if (is(a, "-f", "--fuzzy_match", NULL)) {
             o->fuzzy = 1;
             continue;
@@ -311,7 +328,11 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         if (cj.has_stack && !cj.stack)
             ro.stack_policy = STACK_NONE;
     }
-    if (jobs_resolve(npu, bench, &ro, &jobs) != 0 || dir_create(o.out_dir) != 0) {
+    /* -da: the stack column whenever stack.json is there, as msprobe 8.3 does */
+    if (o.diff_analyze)
+        ro.stack_policy = STACK_AUTO;
+    if (jobs_resolve(npu, bench, &ro, &jobs) != 0 || (o.diff_analyze && diff_analyze_prepare(npu, &jobs) != 0) ||
+        dir_create(o.out_dir) != 0) {
         status = err_report();
         goto done;
     }
@@ -327,6 +348,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1),
                          .zero_d_repeat = o.compat,
                          .fuzzy = o.fuzzy,
+                         .first_diff = o.diff_analyze,
                          .mapping = &o.mapping};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
@@ -344,6 +366,8 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
     }
     summary_total(s.results, jobs.n);
+    if (o.diff_analyze && status == EXIT_OK)
+        status = diff_analyze_jobs(&jobs, s.results);
     if (status == EXIT_OK && gate)
         status = EXIT_GATE;
     if (o.summary_json && summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0 &&

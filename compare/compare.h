@@ -32,6 +32,7 @@ typedef struct {
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
     int fuzzy;               /* -f: match names without call counters (§4.4) */
     const struct mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
+    int first_diff;          /* -da: msprobe 8.3's first-diff result (JSON) instead of the table */
 } compare_opts;
 
 /* One pair of files to compare and where its results go. */
@@ -93,6 +94,8 @@ typedef struct {
     uint8_t warn;            /* bit k: statistic k has a magnitude warning */
 } stat_diffs;
 #define DIFF_CHUNK 4096
+/* Tables smaller than this are processed on one thread (see output.c). */
+#define PARALLEL_MIN_ROWS 65536
 
 typedef struct {
     int mode;
@@ -100,6 +103,7 @@ typedef struct {
     int cross_frame;         /* MindSpore target vs PyTorch bench (§4.5) */
     int target_ms;           /* the target is a MindSpore dump */
     const compare_opts *opts;
+    const compare_job *job;  /* where this compare writes (the -lm data mapping) */
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
@@ -168,6 +172,9 @@ void add_counts(row_counts *to, const row_counts *k);
 
 /* output.c */
 int write_result(compare_ctx *c, const char *path, compare_result *res);
+
+/* first_diff.c: the per-rank result of -da, compare_result_rank{N}_{stamp}.json */
+int write_first_diff(compare_ctx *c, const char *path, compare_result *res);
 
 /* advisor.c */
 int write_advisor(compare_ctx *c, const char *path, compare_result *res);

@@ -2,12 +2,14 @@
  * §4.3). Precedence as in msprobe: api mapping, else cell mapping, else data
  * mapping, else the row name itself. */
 #include "mapping.h"
+#include "layer_mapping.h"
 #include "log.h"
 #include "pystr.h"
 #include "strbuf.h"
 #include "strmap.h"
 #include "yaml_read.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,12 +311,33 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
     strbuf api = STRBUF_INIT, key = STRBUF_INIT, tmp = STRBUF_INIT;
     jval cell_dict = {0}, data_dict = {0};
     const jval *data = NULL;
-    int rc = 0;
+    int rc = 0, layer = 0;
     if (m->cell && m->cell_file)
         rc = load_dict(m->cell_file, &files, &cell_dict);
-    if (rc == 0 && m->data_file) {
+    if (rc == 0 && m->layer && !c->target_ms) {
+        static atomic_int warned;
+        if (!atomic_exchange(&warned, 1))
+            log_warn("-lm (layer mapping) applies to MindSpore target dumps only; ignored");
+    } else if (rc == 0 && m->layer) {
+        /* the generated mapping replaces any -dm file, unread (§2.4 step 7) */
+        layer = 1;
+        data = layer_mapping_build(c, m->layer_file, &files);
+        rc = data ? 0 : -1;
+    }
+    if (rc == 0 && m->data_file && !layer) {
         rc = load_dict(m->data_file, &files, &data_dict);
         data = &data_dict;
+    }
+    /* a data mapping can be big (one key per row): look keys up by hash;
+     * the last of repeated keys wins, like json_get */
+    strmap data_keys = {0};
+    if (data && rc == 0) {
+        strmap_init(&data_keys, data->len);
+        for (uint32_t i = 0; i < data->len; i++) {
+            const jmember *mb = &data->u.members[i];
+            int added;
+            *strmap_put(&data_keys, mb->key, mb->keylen, i, &added) = i;
+        }
     }
     for (size_t i = 0; i < c->npu.nrows && rc == 0; i++) {
         const char *name = c->npu.rows[i].name;
@@ -323,9 +346,9 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
         } else if (m->cell) {
             cell_key(name, m->cell_file ? &cell_dict : NULL, &tmp, &key);
         } else if (data) {
-            const jval *to = json_get(data, name);
+            size_t *to = strmap_get(&data_keys, name, strlen(name));
             if (to)
-                value_text(to, &key);
+                value_text(&data->u.members[*to].val, &key);
             else {
                 sb_reset(&key);
                 sb_adds(&key, name);
@@ -338,7 +361,10 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
     }
     if (rc == 0 && m->api && m->api_file)
         rc = user_api_mapping(c, m->api_file);
-    c->mapped = data != NULL;
+    /* msprobe tests the mapping's truth: a -dm path always holds, a
+     * generated mapping only when it has keys (else an exact match) */
+    c->mapped = data != NULL && (!layer || data->len > 0);
+    strmap_free(&data_keys);
     sb_free(&api);
     sb_free(&key);
     sb_free(&tmp);

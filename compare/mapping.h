@@ -19,7 +19,7 @@ typedef struct mapping_opts {
 
 static inline int mapping_any(const mapping_opts *m)
 {
-    return m && (m->api || m->cell || m->data_file);
+    return m && (m->api || m->cell || m->data_file || m->layer);
 }
 
 /* Set c->npu_keys (and c->mapped) from the mapping options; the data of

@@ -75,6 +75,10 @@ static void csv_format(void *arg, size_t n)
 
 static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
 {
+    /* Threads pay off only on big tables: below that, starting them and
+     * the extra buffers cost more than formatting on one core. */
+    if (c->npairs < PARALLEL_MIN_ROWS)
+        threads = 1;
     int nchunks_max = threads > 1 ? CSV_BATCH : 1;
     csv_batch *b = xcalloc(1, sizeof *b);
     b->c = c;

@@ -37,13 +37,14 @@ typedef struct {
     int rc[2];
     char err[2][2048];
     int kind[2];
+    unsigned flags;
 } load_task;
 
 static void load_one(void *arg, size_t i)
 {
     load_task *t = arg;
     err_clear();
-    t->rc[i] = dump_load(t->path[i], t->out[i]);
+    t->rc[i] = dump_load_ex(t->path[i], t->flags, t->out[i]);
     if (t->rc[i]) {
         snprintf(t->err[i], sizeof t->err[i], "%s", err_message());
         t->kind[i] = err_kind();
@@ -53,7 +54,9 @@ static void load_one(void *arg, size_t i)
 /* Both sides are parsed at the same time: each is a single-threaded stream. */
 static int load_both(compare_ctx *c, const compare_job *job)
 {
-    load_task t = {.path = {job->npu_json, job->bench_json}, .out = {&c->npu, &c->bench}};
+    load_task t = {.path = {job->npu_json, job->bench_json},
+                   .out = {&c->npu, &c->bench},
+                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0};
     pool_for(2, 2, load_one, &t);
     for (int i = 0; i < 2; i++)
         if (t.rc[i]) {
@@ -83,7 +86,8 @@ static int dump_mode(compare_ctx *c)
         return 0;
     }
     if (!strcmp(n->task, "tensor")) {
-        c->mode = MODE_ALL;
+        /* the first-diff analysis compares tensors by their statistics */
+        c->mode = c->opts->first_diff ? MODE_SUMMARY : MODE_ALL;
         return 0;
     }
     if (!strcmp(n->task, "structure"))
@@ -148,12 +152,28 @@ static void ctx_free(compare_ctx *c)
     free(c->msgs);
 }
 
+/* -da: one JSON of API batches instead of the table, highlights and advisor.
+ * msprobe 8.3 names it compare_result for dump.json and debug.json alike. */
+static int first_diff_result(compare_ctx *c, const compare_job *job, compare_result *res)
+{
+    if (dir_create(job->out_dir) != 0)
+        return -1;
+    res->result_path = out_name(job, c->opts, "compare_result", "json");
+    if (write_first_diff(c, res->result_path, res) != 0) {
+        free(res->result_path);
+        res->result_path = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int compare_run_job(const compare_job *job, const compare_opts *opts, compare_result *res)
 {
     memset(res, 0, sizeof *res);
     compare_ctx c;
     memset(&c, 0, sizeof c);
     c.opts = opts;
+    c.job = job;
     int rc = -1;
     double t0 = now_ms();
     if (load_both(&c, job) != 0)
@@ -193,6 +213,10 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     stats_column_types(&c);
     if (c.mode == MODE_SUMMARY)
         compute_diffs(&c, opts->threads);
+    if (opts->first_diff) {
+        rc = first_diff_result(&c, job, res);
+        goto out;
+    }
     if (c.mode == MODE_ALL && compute_real_data(&c, opts->threads) != 0)
         goto out;
     phase("tensors", &t0);

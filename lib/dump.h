@@ -41,8 +41,18 @@ typedef struct {
     pyval stat[4];          /* Max, Min, Mean, Norm */
     uint32_t entry;         /* index into dump_data.entries */
     uint8_t state;          /* row_state */
+    uint8_t flags;          /* ROW_* */
     uint32_t api_len;       /* length of the "api part" prefix of name (highlight batches) */
+    uint32_t p2p;           /* DUMP_FIRST_DIFF: 1 + index into dump_data.p2p; 0: not a P2POp */
 } dump_row;
+
+/* requires_grad of the leaf: given (a bool), and its value. */
+enum { ROW_RG_SET = 1, ROW_RG_TRUE = 2 };
+
+/* The op and peer of a torch.distributed.P2POp argument (batch_isend_irecv). */
+typedef struct {
+    pyval op, peer;
+} dump_p2p;
 
 typedef struct {
     const char *name;
@@ -63,6 +73,8 @@ typedef struct {
     size_t nrows, rows_cap;
     dump_entry *entries;      /* in file order (a duplicated name keeps its first place) */
     size_t nentries, entries_cap;
+    dump_p2p *p2p;            /* DUMP_FIRST_DIFF only */
+    size_t np2p, p2p_cap;
 } dump_data;
 
 /* Load and flatten a dump.json/debug.json. The file type comes from the
@@ -70,6 +82,18 @@ typedef struct {
  * recorded and -1 returned. */
 int dump_load(const char *path, dump_data *d);
 void dump_free(dump_data *d);
+
+/* The rows msprobe 8.3's compare builds for the first-diff analysis
+ * (spec/analyzers.md §C.2), where they differ from 8.1.0's:
+ *   - an int argument named src, dst, group_src or group_dst: dtype is its
+ *     "type", statistics and md5 are str(value);
+ *   - a ProcessGroup's md5 is str(group_ranks);
+ *   - a P2POp (class_type torch.distributed.P2POp, or MindSpore's) is one row
+ *     named after its position, with its tensor's fields and its op and peer;
+ *   - a missing statistic is the text "None"; a bool statistic of a tensor the
+ *     text "True"/"False". */
+enum { DUMP_FIRST_DIFF = 1 };
+int dump_load_ex(const char *path, unsigned flags, dump_data *d);
 
 /* 'p' (PyTorch), 'm' (MindSpore) or 0: the "framework" key, else msprobe's
  * scan of the leaf types. */

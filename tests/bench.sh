@@ -251,25 +251,25 @@ tgen() {
         "$(tail -n 1 "$scratch/gen_$name.out")"
 }
 
-# tput CASE BYTES RUNSTAT-LINE: one line of the throughput table
+# tput CASE BYTES RUNSTAT-LINE [CORES]: one line of the throughput table
 tput() {
     if [ -z "$3" ]; then
         printf '%-34s %9s %9s\n' "$1" "" FAILED >>"$tput_table"
         return
     fi
-    awk -v c="$1" -v b="$2" -v t="$(field median_s "$3")" -v cpu="$(field cpu_s "$3")" -v j="$JOBS" 'BEGIN {
+    awk -v c="$1" -v b="$2" -v t="$(field median_s "$3")" -v cpu="$(field cpu_s "$3")" -v j="${4:-$JOBS}" 'BEGIN {
         gbs = b / 1e9 / t
         cg = (cpu == "-" || cpu <= 0) ? "-" : sprintf("%.2f", b / 1e9 / cpu)
-        printf "%-34s %9.1f %9.4f %9.2f %9.2f %9s\n", c, b / 1e6, t, gbs, gbs / j, cg }' >>"$tput_table"
+        printf "%-34s %9.1f %9.4f %9.3g %9.3g %9s\n", c, b / 1e6, t, gbs, gbs / j, cg }' >>"$tput_table"
 }
 
-# tcompare NAME: time `msprobe compare --format csv` on tensor pair NAME,
-# page-cached; sets $line (empty when a run failed)
+# tcompare NAME JOBS: time `msprobe compare -j JOBS --format csv` on tensor
+# pair NAME, page-cached; sets $line (empty when a run failed)
 tcompare() {
     out=$scratch/out_$1
     mkdir -p "$out"
-    echo "bench: msprobe compare ($1) --format csv -j $JOBS, page-cached, $RUNS run(s)"
-    if ! line=$("$TOOLS/runstat" -q -n "$RUNS" -w 1 -- "$MSPROBE" compare -j "$JOBS" \
+    echo "bench: msprobe compare ($1) --format csv -j $2, page-cached, $RUNS run(s)"
+    if ! line=$("$TOOLS/runstat" -q -n "$RUNS" -w 1 -- "$MSPROBE" compare -j "$2" \
         -n "$scratch/$1/target/step0/rank/dump.json" -b "$scratch/$1/bench/step0/rank/dump.json" \
         -o "$out" --format csv); then
         line=
@@ -314,16 +314,23 @@ big_case() {
         row "compare csv ($1) cold" "$trows" "$line"
         tput "compare csv ($1) cold" "$tbytes" "$line"
     fi
-    tcompare "$1"
-    row "compare csv ($1) cached" "$trows" "$line"
-    tput "compare csv ($1) cached" "$tbytes" "$line"
-    if [ -n "$line" ]; then
-        awk -v t="$1" -v b="$tbytes" -v s="$(field median_s "$line")" -v cpu="$(field cpu_s "$line")" \
-            -v j="$JOBS" 'BEGIN {
-            g = b / 1e9 / s / j
-            printf "tensor cached (%s): %.2f GB/s per core over %d core(s), %.2f per cpu-second   (target >= 2)   %s\n",
-                t, g, j, b / 1e9 / cpu, (g >= 2 ? "ok" : "MISSED") }' >>"$verdicts"
+    # one core: the per-core figure itself; all cores: how it scales
+    js=1
+    if [ "$JOBS" != 1 ]; then
+        js="1 $JOBS"
     fi
+    for j in $js; do
+        tcompare "$1" "$j"
+        row "compare csv ($1) cached -j $j" "$trows" "$line"
+        tput "compare csv ($1) cached -j $j" "$tbytes" "$line" "$j"
+        if [ -n "$line" ]; then
+            awk -v t="$1" -v b="$tbytes" -v s="$(field median_s "$line")" -v cpu="$(field cpu_s "$line")" \
+                -v j="$j" -v load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" 'BEGIN {
+                g = b / 1e9 / s / j
+                printf "tensor cached (%s) -j %d: %.2f GB/s per core (%.2f per cpu-second; load %s)   (target >= 2)   %s\n",
+                    t, j, g, b / 1e9 / cpu, load, (g >= 2 ? "ok" : "MISSED") }' >>"$verdicts"
+        fi
+    done
     rm -rf "$scratch/out_$1"
 }
 
@@ -349,7 +356,7 @@ tensor_part() {
     rows_t1=$trows
     bytes_t1=$tbytes
     if [ "$have_msprobe" = 1 ]; then
-        tcompare t1
+        tcompare t1 "$JOBS"
         toy=$line
         row "compare csv (t1) cached" "$rows_t1" "$toy"
         tput "compare csv (t1) cached" "$bytes_t1" "$toy"

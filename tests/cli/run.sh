@@ -60,6 +60,7 @@ printf '{"npu_path": "%s", "bench_path": "%s", "rank_id": [0]}' "$feat_t" "$feat
 ln -s "$BIN" "$W/msprobe-compare"
 . tests/cli/parse_fixtures.sh
 . tests/cli/merge_fixtures.sh
+. tests/cli/da_fixtures.sh
 cat tests/cli/cases.txt tests/cli/parse_cases.txt tests/cli/merge_cases.txt > "$W/cases"
 
 fail=0 n=0
@@ -111,6 +112,20 @@ while IFS='|' read -r name code errtext golden args; do
                 why="merged workbook differs from ${golden#merge:}"
                 "$top/$BUILD/tools/xlsx2csv" "$f" | diff "${golden#merge:}" - | head -5
             fi ;;
+        yaml:*)
+            # yaml:GOLDEN[:CSV]  the data mapping -lm wrote (and the csv result)
+            spec=${golden#yaml:}; g=${spec%%:*}; c=${spec#"$g"}; c=${c#:}
+            f=$(find "$O" -name 'data_mapping_*.yaml')
+            r=$(find "$O" -name '*compare_result*.csv')
+            if [ -z "$f" ]; then why="no data mapping"
+            elif ! cmp -s "$f" "$g"; then why="data mapping differs from $g"; diff "$g" "$f" | head -5
+            elif [ -n "$c" ] && ! cmp -s "$r" "$c"; then why="result differs from $c"; diff "$c" "$r" | head -5; fi ;;
+        file:*)
+            # file:GLOB:GOLDEN  the one file of $O whose name matches GLOB equals GOLDEN
+            spec=${golden#file:}; g=${spec#*:}
+            f=$(find "$O" -name "${spec%%:*}")
+            if [ -z "$f" ] || [ "$(printf '%s\n' "$f" | wc -l)" != 1 ]; then why="not one file ${spec%%:*}: $f"
+            elif ! cmp -s "$f" "$g"; then why="$f differs from $g"; diff "$g" "$f" | head -5; fi ;;
         count:*)
             got=$(find "$O" -name '*compare_result*' | wc -l)
             [ "$got" = "${golden#count:}" ] || why="$got result files, expected ${golden#count:}" ;;

@@ -1,8 +1,9 @@
 /* gen_dump: writes a pair of msprobe 8.1.0 PyTorch dump trees (task
- * "statistics", level "mix") shaped like one training step of a Megatron
- * GPT model, for benchmarks: TARGET (the "NPU" run) and BENCH.
+ * "statistics" or "tensor", level "mix") shaped like one training step of a
+ * Megatron GPT model, for benchmarks: TARGET (the "NPU" run) and BENCH.
  *
  *   OUT/{target,bench}/step{S}/rank{R}/{dump.json,stack.json,construct.json}
+ *   OUT/{target,bench}/step{S}/rank{R}/dump_tensor_data/    (--mode tensor)
  *
  * The bytes follow what msprobe's json.dump(..., indent=1) writes: key
  * order, NaN/Infinity tokens, Python float repr, the de-duplicated
@@ -10,6 +11,9 @@
  * the same deterministic walk over the model; the target's statistics are
  * the bench's with a small drift, a few much larger errors, optional
  * NaN/inf, and optionally a hand-written GELU that shifts call counters.
+ * In tensor mode every tensor leaf also gets its file (gen_data.h) and its
+ * statistics are those of the file's elements; the model is then narrow
+ * (hidden 128) so that sizes follow --tensor-scale.
  * Each (side, step, rank) is a separate job, so jobs run on all cores.
  */
 #include <errno.h>
@@ -31,9 +35,9 @@
 #include "strbuf.h"
 
 #include "gen_model.h"
+#include "gen_json.h"
 #include "gen_data.h"
 #include "gen_walk.h"
-#include "pyrepr.h"
 
 static const char USAGE[] =
     "usage: gen_dump --out DIR [--entries N] [--layers L] [--ranks R] [--steps S]\n"
@@ -49,159 +53,15 @@ static const char OPTIONS[] =
     "  --format F     tensor files: pt (torch.save, default) or npy (bfloat16 saved as\n"
     "                 float32, as MindSpore does; the walk and dump.json stay PyTorch's)\n"
     "  --tensor-scale K  tensor mode: sequence length 32*K (default 1). With --layers 2:\n"
-    "                 --entries 235 K=1 is msprobe's toy transformer (~9 MB a side),\n"
-    "                 a whole step K=15 holds over 1 GB for both sides\n"
+    "                 --entries 235 K=1 is msprobe's toy transformer (9.5 MB of .pt a side);\n"
+    "                 a whole step (575 entries) is 139 MB for both sides at K=2, 1.23 GB\n"
+    "                 at K=12 (56% bfloat16, 44% float32 bytes); .npy: 1.4 GB at K=10\n"
     "  --seed K       same seed, same bytes (default 1)\n"
     "  --drift X      relative target/bench drift of statistics (default 0.002)\n"
     "  --nan-rate P   share of target tensors with NaN/inf statistics (default 0)\n"
     "  --hot-rate P   share of target tensors with a large error (default 0.004)\n"
     "  --extra-calls  the target computes one GELU by hand (extra API calls)\n"
     "  --threads T    jobs at once (default: all cores)\n";
-
-/* ---------------------------------------------------------------- output */
-
-#define JW_CAP (8u << 20)
-#define JW_SLACK 4096   /* room every single token write may use unchecked */
-
-static const char SPACES[64] = "                                                               ";
-
-static void jw_init(jw *w, const char *path)
-{
-    memset(w, 0, sizeof *w);
-    w->path = xstrdup(path);
-    w->buf = xmalloc(JW_CAP);
-    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (w->fd < 0) {
-        fprintf(stderr, "gen_dump: %s: %s\n", path, strerror(errno));
-        exit(1);
-    }
-}
-
-static void jw_flush(jw *w)
-{
-    size_t off = 0;
-    while (off < w->len) {
-        ssize_t n = write(w->fd, w->buf + off, w->len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            fprintf(stderr, "gen_dump: %s: %s\n", w->path, strerror(errno));
-            exit(1);
-        }
-        off += (size_t)n;
-    }
-    w->total += w->len;
-    w->len = 0;
-}
-
-static void jw_close_file(jw *w)
-{
-    jw_flush(w);
-    if (close(w->fd) != 0) {
-        fprintf(stderr, "gen_dump: %s: %s\n", w->path, strerror(errno));
-        exit(1);
-    }
-    free(w->buf);
-    free(w->path);
-}
-
-static inline void jw_need(jw *w, size_t n)
-{
-    if (w->len + n > JW_CAP)
-        jw_flush(w);
-}
-
-static inline void jw_put(jw *w, const char *s, size_t n)
-{
-    if (n > JW_SLACK) {
-        jw_flush(w);
-        for (size_t off = 0; off < n; off += JW_CAP / 2) {
-            size_t k = n - off < JW_CAP / 2 ? n - off : JW_CAP / 2;
-            memcpy(w->buf + w->len, s + off, k);
-            w->len += k;
-            jw_flush(w);
-        }
-        return;
-    }
-    jw_need(w, n);
-    memcpy(w->buf + w->len, s, n);
-    w->len += n;
-}
-
-/* Comma and indentation before a value in the current container. */
-static inline void jw_sep(jw *w)
-{
-    jw_need(w, JW_SLACK);
-    char *p = w->buf + w->len;
-    if (w->first[w->depth]) {
-        w->first[w->depth] = 0;
-        *p++ = '\n';
-    } else {
-        *p++ = ',';
-        *p++ = '\n';
-    }
-    memcpy(p, SPACES, (size_t)w->depth);
-    w->len = (size_t)(p - w->buf) + (size_t)w->depth;
-}
-
-static inline void jw_key(jw *w, const char *k, size_t n)
-{
-    jw_sep(w);
-    char *p = w->buf + w->len;
-    *p++ = '"';
-    memcpy(p, k, n);
-    p += n;
-    memcpy(p, "\": ", 3);
-    w->len = (size_t)(p - w->buf) + 3;
-}
-
-#define JW_KEY(w, s) jw_key((w), (s), sizeof(s) - 1)
-
-static inline void jw_open(jw *w, char c)
-{
-    w->buf[w->len++] = c;
-    w->first[++w->depth] = 1;
-}
-
-static inline void jw_close(jw *w, char c)
-{
-    jw_need(w, JW_SLACK);
-    if (!w->first[w->depth]) {
-        w->buf[w->len++] = '\n';
-        memcpy(w->buf + w->len, SPACES, (size_t)w->depth - 1);
-        w->len += (size_t)w->depth - 1;
-    }
-    w->buf[w->len++] = c;
-    w->depth--;
-}
-
-static inline void jw_str(jw *w, const char *s)
-{
-    size_t n = strlen(s);
-    char *p = w->buf + w->len;
-    *p++ = '"';
-    memcpy(p, s, n);
-    p[n] = '"';
-    w->len += n + 2;
-}
-
-static inline void jw_int(jw *w, long long v)
-{
-    w->len += (size_t)sprintf(w->buf + w->len, "%lld", v);
-}
-
-/* json.dump spelling of a float: repr, or the NaN/Infinity tokens. */
-static inline void jw_num(jw *w, double v)
-{
-    if (v != v)
-        JW_LIT(w, "NaN");
-    else if (v > 1.7976931348623157e308)
-        JW_LIT(w, "Infinity");
-    else if (v < -1.7976931348623157e308)
-        JW_LIT(w, "-Infinity");
-    else
-        w->len += (size_t)pyrepr(w->buf + w->len, v);
-}
 
 /* ------------------------------------------------------------ statistics */
 
@@ -743,7 +603,7 @@ int main(int argc, char **argv)
             }
             o.npy = !strcmp(v, "npy");
         } else if (!strcmp(a, "--tensor-scale"))
-            o.tscale = (int)num_arg(a, v, 1, 4096);
+            o.tscale = (int)num_arg(a, v, 1, 64);
         else if (!strcmp(a, "--extra-calls"))
             o.extra = 1, used = 0;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
