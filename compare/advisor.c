@@ -56,19 +56,7 @@ int write_advisor(compare_ctx *c, const char *path, compare_result *res)
         sb_addf(&sb, "Line: %zu\nSuspect Nodes: %s\nExpert Advice: %s\n", res->first_failing, node,
                 advice_for(node));
     }
-    char *tmp = out_tmp_create(path);
-    int rc = -1;
-    if (tmp) {
-        FILE *fp = fopen(tmp, "wb");
-        if (fp && fwrite(sb.buf, 1, sb.len, fp) == sb.len && fclose(fp) == 0) {
-            rc = out_tmp_commit(tmp, path);
-        } else {
-            if (fp)
-                fclose(fp);
-            out_tmp_discard(tmp);
-            err_input(path, "cannot write the advisor file");
-        }
-    }
+    int rc = file_write_atomic(path, sb.buf, sb.len);
     sb_free(&sb);
     return rc;
 }

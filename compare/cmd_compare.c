@@ -74,14 +74,6 @@ typedef struct {
     mapping_opts mapping;
 } cli;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: ", log_prog());
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'msprobe compare --help'.\n");
-    return EXIT_BADINPUT;
-}
-
 static int is(const char *a, const char *x, const char *y, const char *z)
 {
     return !strcmp(a, x) || (y && !strcmp(a, y)) || (z && !strcmp(a, z));
@@ -155,7 +147,7 @@ static int parse_args(int argc, char **argv, cli *o)
             continue;
         } else if (!strcmp(a, "--format")) {
             if (!next || (strcmp(next, "xlsx") && strcmp(next, "csv")))
-                return usage_error("--format needs xlsx or csv", NULL), -1;
+                return log_usage("--format needs xlsx or csv");
             o->format = !strcmp(next, "csv") ? TABLE_CSV : TABLE_XLSX;
             i++;
             continue;
@@ -171,22 +163,22 @@ static int parse_args(int argc, char **argv, cli *o)
             char *end;
             long v = next ? strtol(next, &end, 10) : 0;
             if (!next || *end || v < 1 || v > 4096)
-                return usage_error("%s needs a number of jobs (1..4096)", a), -1;
+                return log_usage("%s needs a number of jobs (1..4096)", a);
             o->jobs = (int)v;
             i++;
             continue;
         } else {
-            return usage_error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a), -1;
+            return log_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
         }
         if (!next)
-            return usage_error("%s needs a value", a), -1;
+            return log_usage("%s needs a value", a);
         *dest = next;
         i++;
     }
     if (o->input && (o->target || o->bench))
-        return usage_error("give either -i compare.json or -n/-b, not both%s", ""), -1;
+        return log_usage("give either -i compare.json or -n/-b, not both");
     if (!o->input && (!o->target || !o->bench))
-        return usage_error("both a target (-n) and a bench (-b) dump are needed, or -i compare.json%s", ""), -1;
+        return log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
     return 0;
 }
 

@@ -33,14 +33,6 @@ void cmd_merge_result_usage(void *stream)
             "Exit status: 0 done, 2 bad input or usage, 1 internal error.\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: ", log_prog());
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'msprobe merge_result --help'.\n");
-    return EXIT_BADINPUT;
-}
-
 int cmd_merge_result(int argc, char **argv, const global_opts *g)
 {
     merge_opts o = {NULL, NULL, NULL};
@@ -60,14 +52,18 @@ int cmd_merge_result(int argc, char **argv, const global_opts *g)
         } else if (!strcmp(a, "-config") || !strcmp(a, "--config-path")) {
             dest = &o.config;
         } else {
-            return usage_error(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+            log_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
+            return EXIT_BADINPUT;
         }
-        if (i + 1 >= argc)
-            return usage_error("%s needs a value", a);
+        if (i + 1 >= argc) {
+            log_usage("%s needs a value", a);
+            return EXIT_BADINPUT;
+        }
         *dest = argv[++i];
     }
-    if (!o.input_dir || !o.output_dir || !o.config)
-        return usage_error("the input directory (-i), the output directory (-o) and the config (-config) are all "
-                           "needed%s", "");
+    if (!o.input_dir || !o.output_dir || !o.config) {
+        log_usage("the input directory (-i), the output directory (-o) and the config (-config) are all needed");
+        return EXIT_BADINPUT;
+    }
     return merge_result_run(&o);
 }

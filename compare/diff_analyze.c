@@ -516,20 +516,8 @@ static int write_analysis(const da_rank *rk, const cg_result *res, const char *p
     free(done);
     jsonw_newline(&sb, 2, 0);
     sb_addc(&sb, '}');
-    char *tmp_path = rc == 0 ? out_tmp_create(path) : NULL;
-    if (tmp_path) {
-        FILE *fp = fopen(tmp_path, "wb");
-        if (fp && fwrite(sb.buf, 1, sb.len, fp) == sb.len && fclose(fp) == 0) {
-            rc = out_tmp_commit(tmp_path, path);
-        } else {
-            if (fp)
-                fclose(fp);
-            out_tmp_discard(tmp_path);
-            rc = err_input(path, "cannot write the analysis");
-        }
-    } else {
-        rc = -1;
-    }
+    if (rc == 0)
+        rc = file_write_atomic(path, sb.buf, sb.len);
     sb_free(&sb);
     return rc;
 }

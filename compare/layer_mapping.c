@@ -231,18 +231,8 @@ static int write_mapping(const compare_ctx *c, const jval *map)
     char *path = path_join(c->job->out_dir, sb_str(&name));
     int rc = -1;
     yaml_dump_str_map(&text, map);
-    char *tmp = dir_create(c->job->out_dir) == 0 ? out_tmp_create(path) : NULL;
-    if (tmp) {
-        FILE *fp = fopen(tmp, "wb");
-        if (fp && fwrite(text.buf, 1, text.len, fp) == text.len && fclose(fp) == 0) {
-            rc = out_tmp_commit(tmp, path);
-        } else {
-            if (fp)
-                fclose(fp);
-            out_tmp_discard(tmp);
-            err_input(path, "cannot write the data mapping");
-        }
-    }
+    if (dir_create(c->job->out_dir) == 0)
+        rc = file_write_atomic(path, text.buf, text.len);
     free(path);
     sb_free(&name);
     sb_free(&text);

@@ -142,19 +142,7 @@ int summary_write_json(const char *path, const compare_job *jobs, const compare_
         }
     sb_addf(&sb, "],\n  \"exit_status\": %d\n}\n", exit_status);
 
-    char *tmp = out_tmp_create(path);
-    int rc = -1;
-    if (tmp) {
-        FILE *fp = fopen(tmp, "wb");
-        if (fp && fwrite(sb.buf, 1, sb.len, fp) == sb.len && fclose(fp) == 0) {
-            rc = out_tmp_commit(tmp, path);
-        } else {
-            if (fp)
-                fclose(fp);
-            out_tmp_discard(tmp);
-            err_input(path, "cannot write the summary");
-        }
-    }
+    int rc = file_write_atomic(path, sb.buf, sb.len);
     sb_free(&sb);
     return rc;
 }

@@ -312,6 +312,32 @@ void out_tmp_discard(char *tmp_path)
     free(tmp_path);
 }
 
+int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n)
+{
+    char *tmp = out_tmp_create(path);
+    if (!tmp)
+        return -1;
+    FILE *fp = fopen(tmp, "wb");
+    int ok = fp != NULL;
+    for (int i = 0; i < n && ok; i++)
+        ok = lens[i] == 0 || fwrite(parts[i], 1, lens[i], fp) == lens[i];
+    int e = errno;
+    if (fp && fclose(fp) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        out_tmp_discard(tmp);
+        return err_input(path, "cannot write: %s", strerror(e ? e : EIO));
+    }
+    return out_tmp_commit(tmp, path);
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len)
+{
+    return file_write_atomic_parts(path, &data, &len, 1);
+}
+
 void time_stamp(char out[15])
 {
     time_t t = time(NULL);

@@ -56,6 +56,12 @@ char *out_tmp_create(const char *final_path);
 int out_tmp_commit(char *tmp_path, const char *final_path);
 void out_tmp_discard(char *tmp_path);
 
+/* Write a whole file atomically (temporary name, then rename): the
+ * concatenation of n parts. Records an error naming `path` and returns -1 on
+ * failure, leaving nothing behind. */
+int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n);
+int file_write_atomic(const char *path, const void *data, size_t len);
+
 /* Local time stamp "%Y%m%d%H%M%S" of the current time (15 bytes incl. NUL). */
 void time_stamp(char out[15]);
 

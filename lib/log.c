@@ -70,6 +70,17 @@ int err_report(void)
     return code;
 }
 
+int log_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    va_end(ap);
+    return -1;
+}
+
 void log_warn(const char *fmt, ...)
 {
     va_list ap;

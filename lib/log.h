@@ -38,6 +38,10 @@ void err_clear(void);
 /* Print the recorded error as one line on stderr and return its exit status. */
 int err_report(void);
 
+/* A usage error of the current subcommand: the message and a pointer to
+ * its --help on stderr. Returns -1 (the caller exits with EXIT_BADINPUT). */
+int log_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -44,14 +44,6 @@ typedef struct {
     size_t count; /* values to print; SIZE_MAX: all */
 } cli;
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: ", log_prog());
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\nTry 'msprobe parse --help'.\n");
-    return -1;
-}
-
 static int parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
@@ -61,7 +53,7 @@ static int parse_args(int argc, char **argv, cli *o)
         const char *a = argv[i];
         if (options_done || a[0] != '-' || !a[1]) {
             if (o->nfiles == 2)
-                return usage_error("unexpected argument '%s' (one or two tensor files are expected)", a);
+                return log_usage("unexpected argument '%s' (one or two tensor files are expected)", a);
             o->file[o->nfiles++] = a;
         } else if (!strcmp(a, "--")) {
             options_done = 1;
@@ -79,14 +71,14 @@ static int parse_args(int argc, char **argv, cli *o)
             const char *v = i + 1 < argc ? argv[++i] : NULL;
             long long n = v ? strtoll(v, &end, 10) : -1;
             if (!v || !*v || *end || n < 0)
-                return usage_error("%s needs a number of values (0 or more)", a);
+                return log_usage("%s needs a number of values (0 or more)", a);
             o->count = (size_t)n;
         } else {
-            return usage_error("unknown option '%s'", a);
+            return log_usage("unknown option '%s'", a);
         }
     }
     if (o->nfiles == 0)
-        return usage_error("a tensor file is needed%s", "");
+        return log_usage("a tensor file is needed");
     return 0;
 }
 
