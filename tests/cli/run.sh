@@ -126,6 +126,15 @@ while IFS='|' read -r name code errtext golden args; do
             f=$(find "$O" -name "${spec%%:*}")
             if [ -z "$f" ] || [ "$(printf '%s\n' "$f" | wc -l)" != 1 ]; then why="not one file ${spec%%:*}: $f"
             elif ! cmp -s "$f" "$g"; then why="$f differs from $g"; diff "$g" "$f" | head -5; fi ;;
+        pairs:*)
+            # every "target,bench" line of the file is a matched row of the csv result
+            f=$(find "$O" -name '*compare_result*.csv' | head -1)
+            if [ -z "$f" ]; then why="no csv result"; else
+                while IFS= read -r pair; do
+                    case "$pair" in '#'*|'') continue ;; esac
+                    grep -q "^$pair," "$f" || { why="pair not matched: $pair"; break; }
+                done < "${golden#pairs:}"
+            fi ;;
         count:*)
             got=$(find "$O" -name '*compare_result*' | wc -l)
             [ "$got" = "${golden#count:}" ] || why="$got result files, expected ${golden#count:}" ;;
