@@ -152,6 +152,9 @@ static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int thre
     chunk_init(&p.slot[1], ncols);
     int rc = 0;
     pthread_t tid;
+    /* the lock and condition exist before the thread that waits on them */
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
     if (threads < 2 || pthread_create(&tid, NULL, render_ahead, &p) != 0) {
         for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK) {
             chunk_render(c, &p.slot[0], from, ncols);
@@ -159,8 +162,6 @@ static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int thre
             add_counts(total, &p.slot[0].counts);
         }
     } else {
-        pthread_mutex_init(&p.mu, NULL);
-        pthread_cond_init(&p.cv, NULL);
         size_t n = 0;
         for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK, n++) {
             int s = (int)(n & 1);
@@ -177,9 +178,9 @@ static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int thre
             pthread_mutex_unlock(&p.mu);
         }
         pthread_join(tid, NULL);
-        pthread_cond_destroy(&p.cv);
-        pthread_mutex_destroy(&p.mu);
     }
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
     chunk_free(&p.slot[0]);
     chunk_free(&p.slot[1]);
     return rc;

@@ -14,13 +14,14 @@
 #      files a side (msprobe 8.1.0 needs 3.4 s for its own);
 # (t2) a whole 2-layer step of .pt files, float32 and bfloat16, over 1 GB for
 #      both sides together; (t3) the same walk as .npy files;
-# each compared to csv page-cached (median of RUNS after a warm-up run) and,
-# for t2/t3, cold (page cache dropped before each of COLD_RUNS runs: needs
-# root and a scratch directory on a disk, not tmpfs). Throughput is both
-# sides' tensor file bytes / wall time, per core = divided by JOBS (the
-# compare threads, default all cores); "cpu" divides by user + system time
-# instead, which a busy machine does not skew. bench_metrics gives the
-# metrics kernel alone, in memory, on one core.
+# each compared to csv page-cached (median of RUNS after a warm-up run; t2/t3
+# with -j 1, the per-core figure itself, and with -j JOBS, default all cores)
+# and, for t2/t3, cold (page cache dropped before each of COLD_RUNS runs:
+# needs root and a scratch directory on a disk, not tmpfs). Throughput is
+# both sides' tensor file bytes / wall time, per core = divided by the -j
+# used; "cpu" divides by user + system time instead, which other load on the
+# machine does not skew. bench_metrics gives the metrics kernel alone, in
+# memory, on one core.
 # Parts whose tools are missing are reported as SKIPPED.
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
@@ -28,8 +29,9 @@
 # "statistics tensor"), RUNS (default 5) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
-# of t2 / t3, JOBS the compare threads, and MSPROBE_REF=path/to/python-msprobe
-# also times msprobe 8.1.0 on (a) and (t1).
+# of t2 / t3, JOBS the compare threads, TIMEOUT (900) the seconds one timed
+# case may take, and MSPROBE_REF=path/to/python-msprobe also times msprobe
+# 8.1.0 on (a) and (t1).
 set -eu
 
 BUILD=${1:-build}
@@ -44,6 +46,7 @@ BIG_ENTRIES=${BIG_ENTRIES:-500000}
 TENSOR_SCALE=${TENSOR_SCALE:-12}
 NPY_SCALE=${NPY_SCALE:-10}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+TIMEOUT=${TIMEOUT:-900}
 MSPROBE_TOY_S=3.4   # msprobe 8.1.0 on its toy transformer, as the issue quotes it
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-bench.XXXXXX")
@@ -94,6 +97,16 @@ rows_of() {
     sed -n 's/^gen_dump: side=target step=0 rank=0 .* rows=\([0-9]*\) .*/\1/p' "$1"
 }
 
+# timed RUNSTAT-ARGS...: runstat, stopped after TIMEOUT seconds (when
+# timeout(1) exists) so that a hung compare fails its case instead of the bench
+timed() {
+    if command -v timeout >/dev/null 2>&1; then
+        timeout "$TIMEOUT" "$TOOLS/runstat" "$@"
+    else
+        "$TOOLS/runstat" "$@"
+    fi
+}
+
 # median_line FILE: a runstat-like line from one wall time per line of FILE
 median_line() {
     sort -n "$1" | awk '{ t[NR] = $1 } END {
@@ -130,10 +143,10 @@ compare() {
     out=$scratch/out_$1_$3
     mkdir -p "$out"
     echo "bench: msprobe compare ($1) --format $3, $2 run(s)"
-    if ! line=$("$TOOLS/runstat" -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
+    if ! line=$(timed -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
         -b "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
         line=
-        skip "compare ($1) --format $3 failed"
+        skip "compare ($1) --format $3 failed or timed out"
     fi
 }
 
@@ -198,7 +211,7 @@ statistics_part() {
     if [ -n "${MSPROBE_REF:-}" ]; then
         printf '{"npu_path": "%s", "bench_path": "%s"}\n' "$dump_a" "$bench_a" >"$scratch/compare.json"
         echo "bench: $MSPROBE_REF (msprobe 8.1.0) on (a), 1 run"
-        if ref=$("$TOOLS/runstat" -q -n 1 -- "$MSPROBE_REF" -f pytorch compare -i "$scratch/compare.json" \
+        if ref=$(timed -q -n 1 -- "$MSPROBE_REF" -f pytorch compare -i "$scratch/compare.json" \
             -o "$scratch/out_ref"); then
             row "msprobe 8.1.0 xlsx (a)" "$rows_a" "$ref"
         else
@@ -269,11 +282,11 @@ tcompare() {
     out=$scratch/out_$1
     mkdir -p "$out"
     echo "bench: msprobe compare ($1) --format csv -j $2, page-cached, $RUNS run(s)"
-    if ! line=$("$TOOLS/runstat" -q -n "$RUNS" -w 1 -- "$MSPROBE" compare -j "$2" \
+    if ! line=$(timed -q -n "$RUNS" -w 1 -- "$MSPROBE" compare -j "$2" \
         -n "$scratch/$1/target/step0/rank/dump.json" -b "$scratch/$1/bench/step0/rank/dump.json" \
         -o "$out" --format csv); then
         line=
-        skip "tensor compare ($1) failed"
+        skip "tensor compare ($1) -j $2 failed or timed out"
     fi
 }
 
@@ -289,10 +302,10 @@ tcold() {
     while [ "$i" -lt "$COLD_RUNS" ]; do
         sync
         echo 3 >/proc/sys/vm/drop_caches
-        if ! one=$("$TOOLS/runstat" -q -n 1 -- "$MSPROBE" compare -j "$JOBS" \
+        if ! one=$(timed -q -n 1 -- "$MSPROBE" compare -j "$JOBS" \
             -n "$scratch/$1/target/step0/rank/dump.json" -b "$scratch/$1/bench/step0/rank/dump.json" \
             -o "$out" --format csv); then
-            skip "cold tensor compare ($1) failed"
+            skip "cold tensor compare ($1) failed or timed out"
             return
         fi
         field median_s "$one" >>"$scratch/cold_times"
@@ -373,8 +386,9 @@ tensor_part() {
     if [ -n "${MSPROBE_REF:-}" ]; then
         printf '{"npu_path": "%s", "bench_path": "%s"}\n' "$scratch/t1/target/step0/rank/dump.json" \
             "$scratch/t1/bench/step0/rank/dump.json" >"$scratch/compare_t1.json"
-        echo "bench: $MSPROBE_REF (msprobe 8.1.0) on (t1), 1 run"
-        if ref_toy=$("$TOOLS/runstat" -q -n 1 -- "$MSPROBE_REF" -f pytorch compare -i "$scratch/compare_t1.json" \
+        # a warm-up run first: the cold runs above dropped torch from the page cache
+        echo "bench: $MSPROBE_REF (msprobe 8.1.0) on (t1), page-cached, 1 run"
+        if ref_toy=$(timed -q -w 1 -n 1 -- "$MSPROBE_REF" -f pytorch compare -i "$scratch/compare_t1.json" \
             -o "$scratch/out_ref_t1" 2>"$scratch/ref_t1.log"); then
             row "msprobe 8.1.0 xlsx (t1)" "$rows_t1" "$ref_toy"
             tput "msprobe 8.1.0 xlsx (t1)" "$bytes_t1" "$ref_toy"
