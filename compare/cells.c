@@ -163,7 +163,7 @@ static void diffs_chunk(void *arg, size_t chunk)
 void compute_diffs(compare_ctx *c, int threads)
 {
     c->diffs = xmalloc_array(c->npairs ? c->npairs : 1, sizeof *c->diffs);
-    pool_for((c->npairs + DIFF_CHUNK - 1) / DIFF_CHUNK, c->npairs < PARALLEL_MIN_ROWS ? 1 : threads, diffs_chunk, c);
+    pool_for((c->npairs + DIFF_CHUNK - 1) / DIFF_CHUNK, threads, diffs_chunk, c);
 }
 
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)

@@ -94,8 +94,6 @@ typedef struct {
     uint8_t warn;            /* bit k: statistic k has a magnitude warning */
 } stat_diffs;
 #define DIFF_CHUNK 4096
-/* Tables smaller than this are processed on one thread (see output.c). */
-#define PARALLEL_MIN_ROWS 65536
 
 typedef struct {
     int mode;

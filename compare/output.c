@@ -14,7 +14,6 @@
 #include <string.h>
 
 #define ROW_CHUNK 1024
-#define CSV_BATCH 8   /* chunks formatted at once: a few per thread */
 
 /* A chunk of rendered rows: cells point into `text` (and into the dumps). */
 typedef struct {
@@ -56,50 +55,61 @@ static void chunk_render(const compare_ctx *c, chunk *k, size_t from, int ncols)
 
 /* ---- csv: format on all threads ---------------------------------------- */
 
+/* A contiguous range of rows formatted by one thread into its own text. */
 typedef struct {
     const compare_ctx *c;
     int ncols;
-    size_t first;
-    chunk chunks[CSV_BATCH];
-} csv_batch;
+    size_t from, to;
+    strbuf text;
+    row_counts counts;
+} csv_part;
 
-static void csv_format(void *arg, size_t n)
+static void csv_format(void *arg, size_t k)
 {
-    csv_batch *b = arg;
-    chunk *k = &b->chunks[n];
-    chunk_render(b->c, k, b->first + n * ROW_CHUNK, b->ncols);
-    sb_reset(&k->csv);
-    for (size_t i = k->from; i < k->to; i++)
-        csv_append_row(&k->csv, k->cells + (i - k->from) * (size_t)b->ncols, b->ncols);
+    csv_part *part = (csv_part *)arg + k;
+    const compare_ctx *c = part->c;
+    cell cells[32];
+    row_text t = {.err = STRBUF_INIT, .data_name = STRBUF_INIT};
+    size_t cursor = msgs_from(c, part->from);
+    memset(&part->counts, 0, sizeof part->counts);
+    part->counts.first_failing = (size_t)-1;
+    sb_reset(&part->text);
+    for (size_t i = part->from; i < part->to; i++) {
+        render_row(c, i, cells, &t, &cursor, &part->counts);
+        csv_append_row(&part->text, cells, part->ncols);
+    }
+    sb_free(&t.err);
+    sb_free(&t.data_name);
 }
+
+/* Rows go out in batches: each thread formats one slice of the batch, the
+ * slices are written in order; memory stays bounded by one batch of text. */
+#define CSV_ROWS_PER_THREAD 32768
 
 static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
 {
-    /* Threads pay off only on big tables: below that, starting them and
-     * the extra buffers cost more than formatting on one core. */
-    if (c->npairs < PARALLEL_MIN_ROWS)
-        threads = 1;
-    int nchunks_max = threads > 1 ? CSV_BATCH : 1;
-    csv_batch *b = xcalloc(1, sizeof *b);
-    b->c = c;
-    b->ncols = ncols;
-    for (int n = 0; n < nchunks_max; n++)
-        chunk_init(&b->chunks[n], ncols);
+    csv_part *parts = xcalloc((size_t)threads, sizeof *parts);
+    size_t batch = (size_t)threads * CSV_ROWS_PER_THREAD;
     int rc = 0;
-    for (size_t first = 0; first < c->npairs && rc == 0; first += (size_t)ROW_CHUNK * (size_t)nchunks_max) {
-        size_t chunks = (c->npairs - first + ROW_CHUNK - 1) / ROW_CHUNK;
-        if (chunks > (size_t)nchunks_max)
-            chunks = (size_t)nchunks_max;
-        b->first = first;
-        pool_for(chunks, threads, csv_format, b);
-        for (size_t n = 0; n < chunks && rc == 0; n++) {
-            rc = table_append_csv(t, b->chunks[n].csv.buf, b->chunks[n].csv.len);
-            add_counts(total, &b->chunks[n].counts);
+    for (size_t first = 0; first < c->npairs && rc == 0; first += batch) {
+        size_t rows = c->npairs - first < batch ? c->npairs - first : batch;
+        size_t per = (rows + (size_t)threads - 1) / (size_t)threads;
+        int used = 0;
+        for (int k = 0; k < threads && (size_t)k * per < rows; k++, used++) {
+            parts[k].c = c;
+            parts[k].ncols = ncols;
+            parts[k].from = first + (size_t)k * per;
+            parts[k].to = parts[k].from + per < first + rows ? parts[k].from + per : first + rows;
+        }
+        pool_for((size_t)used, threads, csv_format, parts);
+        for (int k = 0; k < used && rc == 0; k++) {
+            rc = table_append_csv(t, parts[k].text.buf, parts[k].text.len);
+            add_counts(total, &parts[k].counts);
         }
     }
-    for (int n = 0; n < nchunks_max; n++)
-        chunk_free(&b->chunks[n]);
-    free(b);
+    for (int k = 0; k < threads; k++)
+        sb_free(&parts[k].text);
+    free(parts);
     return rc;
 }
 

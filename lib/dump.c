@@ -26,25 +26,6 @@ int dump_has_component(const char *s, size_t n, const char *comp)
     return 0;
 }
 
-/* First ".forward." / ".backward." at or after `from`; returns its start
- * and sets *word_len (7 or 8), or returns (size_t)-1. */
-static size_t find_direction(const char *name, size_t n, size_t from, size_t *word_len)
-{
-    for (size_t i = from; i + 1 < n; i++) {
-        if (name[i] != '.')
-            continue;
-        if (n - i >= 9 && memcmp(name + i + 1, "forward.", 8) == 0) {
-            *word_len = 7;
-            return i;
-        }
-        if (n - i >= 10 && memcmp(name + i + 1, "backward.", 9) == 0) {
-            *word_len = 8;
-            return i;
-        }
-    }
-    return (size_t)-1;
-}
-
 static int starts_with_word(const char *s, size_t n, const char *w)
 {
     size_t l = strlen(w);
@@ -54,13 +35,29 @@ static int starts_with_word(const char *s, size_t n, const char *w)
 int row_name_state(const char *name, size_t *api_len, int *state)
 {
     size_t n = strlen(name);
-    /* one pass over the components for "debug" and "parameters_grad" */
+    /* One pass over the dot-separated components: "debug" and
+     * "parameters_grad" anywhere, and the first two ".forward." /
+     * ".backward." the regex \.(forward|backward)\. would find (a component
+     * with a dot on both sides; the second may not share the first's
+     * trailing dot). */
     int debug = 0, pgrad = 0;
+    size_t m1 = (size_t)-1, m2 = (size_t)-1, wl = 0;
+    size_t end1 = 0;
     for (const char *c = name, *end = name + n; c <= end;) {
         const char *dot = memchr(c, '.', (size_t)(end - c));
         size_t len = dot ? (size_t)(dot - c) : (size_t)(end - c);
         debug |= len == 5 && !memcmp(c, "debug", 5);
         pgrad |= len == 15 && !memcmp(c, "parameters_grad", 15);
+        if (dot && c > name && ((len == 7 && !memcmp(c, "forward", 7)) || (len == 8 && !memcmp(c, "backward", 8)))) {
+            size_t start = (size_t)(c - 1 - name);
+            if (m1 == (size_t)-1) {
+                m1 = start;
+                wl = len;
+                end1 = m1 + wl + 2;
+            } else if (m2 == (size_t)-1 && start >= end1) {
+                m2 = start;
+            }
+        }
         if (!dot)
             break;
         c = dot + 1;
@@ -75,12 +72,8 @@ int row_name_state(const char *name, size_t *api_len, int *state)
         *state = ST_PARAMS_GRAD;
         return 0;
     }
-    size_t wl;
-    size_t m1 = find_direction(name, n, 0, &wl);
     if (m1 == (size_t)-1)
         return -1;
-    size_t end1 = m1 + wl + 2, wl2;
-    size_t m2 = find_direction(name, n, end1, &wl2);
     /* The regex split continues after the first match: the third part ends
      * where a second ".forward."/".backward." starts. */
     size_t part_end = m2 == (size_t)-1 ? n : m2;

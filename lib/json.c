@@ -83,6 +83,36 @@ static int literal(jparser *jp, const char *word)
 
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* Dumps repeat their statistics (an op's output is the next op's input):
+ * recent number tokens and their values are kept per thread. */
+#define NUMBER_CACHE 4096
+#define NUMBER_CACHE_TEXT 24
+static _Thread_local struct {
+    unsigned char len;  /* 0: empty slot */
+    char text[NUMBER_CACHE_TEXT];
+    double value;
+} number_cache[NUMBER_CACHE];
+
+static double number_value(const char *s, size_t n)
+{
+    if (n > NUMBER_CACHE_TEXT)
+        return parse_double(s, n);
+    uint64_t h = n * 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    }
+    size_t slot = (size_t)(h >> 52);
+    if (number_cache[slot].len == n && !memcmp(number_cache[slot].text, s, n))
+        return number_cache[slot].value;
+    double v = parse_double(s, n);
+    number_cache[slot].len = (unsigned char)n;
+    memcpy(number_cache[slot].text, s, n);
+    number_cache[slot].value = v;
+    return v;
+}
+
 static int parse_number(jparser *jp, jval *out)
 {
     const char *s = jp->p, *p = s, *e = jp->end;
@@ -132,7 +162,7 @@ static int parse_number(jparser *jp, jval *out)
     }
     jp->p = p;
     out->is_int = (uint8_t)is_int;
-    out->u.num = parse_double(s, (size_t)(p - s));
+    out->u.num = number_value(s, (size_t)(p - s));
 done:
     out->text = s;
     out->len = (uint32_t)(jp->p - s);
@@ -184,13 +214,14 @@ static size_t put_utf8(char *d, unsigned cp)
 
 /* Parse a string at jp->p (which is at the opening quote). Strings without
  * escapes are returned as a view into the buffer. */
-/* A byte of the word is '"', '\\' or a control character: the word needs
- * a closer look. Eight bytes at a time, since dumps are mostly strings. */
-static inline int word_special(uint64_t v)
+/* The bytes of a word that are '"', '\\' or a control character, as their
+ * high bits. Borrows can only mark bytes after a true one, so the lowest
+ * marked byte is always real: strings are scanned eight bytes at a time. */
+static inline uint64_t special_bytes(uint64_t v)
 {
     const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
     uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
-    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs ? 1 : 0;
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs;
 }
 
 static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
@@ -200,8 +231,12 @@ static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
     while (e - p >= 8) {
         uint64_t v;
         memcpy(&v, p, 8);
-        if (word_special(v))
+        uint64_t m = special_bytes(v);
+        if (m) {
+            if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+                p += __builtin_ctzll(m) / 8;
             break;
+        }
         p += 8;
     }
     while (p < e && *p != '"') {

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,10 +128,35 @@ int pd_to_numeric(const char *s, size_t n, double *out)
     return precise_xstrtod(s, n, out);
 }
 
+/* Statistics repeat a lot in dumps (an op's output is the next op's
+ * input), so recent answers are kept per thread, by the value's bits. */
+#define ROUNDTRIP_CACHE 4096
+static _Thread_local struct {
+    uint64_t bits;
+    double value;
+    int used;
+} roundtrip_cache[ROUNDTRIP_CACHE];
+
+static double roundtrip(double x);
+
 double pd_float_roundtrip(double x)
 {
     if (isnan(x) || isinf(x))
         return x;
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);
+    if (roundtrip_cache[slot].used && roundtrip_cache[slot].bits == bits)
+        return roundtrip_cache[slot].value;
+    double v = roundtrip(x);
+    roundtrip_cache[slot].bits = bits;
+    roundtrip_cache[slot].value = v;
+    roundtrip_cache[slot].used = 1;
+    return v;
+}
+
+static double roundtrip(double x)
+{
     char buf[NUMFMT_BUFSZ];
     size_t n = fmt_pyrepr(x, buf);
     double v;

@@ -4,21 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Multiply-xorshift over 8-byte words, then a full avalanche: the slot is
+ * taken from the low bits, and names differ mostly in their middle and end
+ * ("Module.layers.17.mlp...output.0"). */
 uint32_t strmap_hash(const char *s, size_t n)
 {
-    /* FNV-1a over 8-byte words then bytes: cheap and good enough for names
-     * that share long prefixes ("Module.layers.17.mlp..."). */
-    uint64_t h = 0xcbf29ce484222325ULL;
+    const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    uint64_t h = n * k;
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x100000001b3ULL;
+        h = (h ^ w) * k;
         h ^= h >> 29;
     }
-    for (; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    h ^= h >> 32;
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
     return (uint32_t)h;
 }
 

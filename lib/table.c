@@ -69,14 +69,36 @@ static void csv_text(strbuf *sb, const char *s, size_t n)
     sb->buf[sb->len] = 0;
 }
 
+/* The same numbers come back row after row (an op's output statistics are
+ * the next op's input), so recent texts are kept per thread by value. */
+#define G16_CACHE 4096
+static _Thread_local struct {
+    uint64_t bits;
+    unsigned char len;  /* 0: empty slot */
+    char text[NUMFMT_BUFSZ - 1];
+} g16_cache[G16_CACHE];
+
 static void csv_num(strbuf *sb, double x)
 {
     if (isnan(x) || isinf(x)) {
         sb_adds(sb, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
         return;
     }
-    sb_grow(sb, NUMFMT_BUFSZ);
-    sb->len += fmt_g16(x, sb->buf + sb->len);
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);
+    if (g16_cache[slot].len && g16_cache[slot].bits == bits) {
+        sb_add(sb, g16_cache[slot].text, g16_cache[slot].len);
+        return;
+    }
+    char buf[NUMFMT_BUFSZ];
+    size_t n = fmt_g16(x, buf);
+    if (n < sizeof g16_cache[slot].text) {
+        g16_cache[slot].bits = bits;
+        g16_cache[slot].len = (unsigned char)n;
+        memcpy(g16_cache[slot].text, buf, n);
+    }
+    sb_add(sb, buf, n);
 }
 
 void csv_append_row(strbuf *sb, const cell *cells, int ncols)
