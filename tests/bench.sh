@@ -26,7 +26,7 @@
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
 # allows no cold runs), KEEP=1 keeps the scratch directory, PARTS (default
-# "statistics tensor"), RUNS (default 5) and BIG_RUNS (1) set the number of
+# "statistics tensor"), RUNS (default 11) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
 # of t2 / t3, JOBS the compare threads, TIMEOUT (900) the seconds one timed
@@ -38,7 +38,7 @@ BUILD=${1:-build}
 TOOLS=$BUILD/tools
 MSPROBE=$BUILD/msprobe
 PARTS=${PARTS:-statistics tensor}
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-11}
 BIG_RUNS=${BIG_RUNS:-1}
 COLD_RUNS=${COLD_RUNS:-3}
 ENTRIES=${ENTRIES:-5766}
