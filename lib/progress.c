@@ -31,8 +31,13 @@ void progress_add(progress *p, size_t n)
     /* one thread wins the right to draw this time */
     if (now < due || !atomic_compare_exchange_strong(&p->next_draw_ms, &due, now + 100))
         return;
+    /* stderr held by another thread (a table closing quietly): skip this
+     * draw rather than wait for it */
+    if (ftrylockfile(stderr) != 0)
+        return;
     fprintf(stderr, "\r%s: %zu/%zu (%zu%%)", p->label, done, p->total, p->total ? done * 100 / p->total : 100);
     fflush(stderr);
+    funlockfile(stderr);
     atomic_store(&p->drawn, 1);
 }
 

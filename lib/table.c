@@ -5,11 +5,13 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <xlsxwriter.h>
 
 struct table_writer {
@@ -144,6 +146,32 @@ int table_append_csv(table_writer *t, const char *text, size_t n)
 static int xlsx_fail(table_writer *t, lxw_error e)
 {
     return err_input(t->path, "cannot write xlsx: %s", lxw_strerror(e));
+}
+
+/* workbook_close() packs the zip file, where a full disk or a file size
+ * limit shows. libxlsxwriter then prints lines of its own on stderr besides
+ * returning the error; our one line says it all, so stderr points to
+ * /dev/null meanwhile. Holding the stderr lock keeps other threads' lines
+ * waiting rather than lost. *sys_errno: errno as the close left it. */
+static lxw_error workbook_close_quietly(lxw_workbook *wb, int *sys_errno)
+{
+    flockfile(stderr);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int quiet = saved >= 0 && devnull >= 0 && dup2(devnull, STDERR_FILENO) >= 0;
+    errno = 0;
+    lxw_error e = workbook_close(wb);
+    *sys_errno = errno;
+    fflush(stderr);
+    if (quiet)
+        dup2(saved, STDERR_FILENO);
+    if (saved >= 0)
+        close(saved);
+    if (devnull >= 0)
+        close(devnull);
+    funlockfile(stderr);
+    return e;
 }
 
 static int xlsx_new_sheet(table_writer *t)
@@ -310,9 +338,12 @@ int table_close(table_writer *t)
             rc = err_input(t->path, "cannot write: %s", strerror(errno));
         t->fp = NULL;
     } else {
-        lxw_error e = workbook_close(t->wb);
+        int sys_errno;
+        lxw_error e = workbook_close_quietly(t->wb, &sys_errno);
         t->wb = NULL;
-        if (e)
+        if (e && sys_errno)
+            rc = err_input(t->path, "cannot write xlsx: %s", strerror(sys_errno));
+        else if (e)
             rc = xlsx_fail(t, e);
     }
     if (rc == 0) {
@@ -334,7 +365,8 @@ void table_abort(table_writer *t)
     if (t->wb) {
         /* libxlsxwriter has no discard: finish into the temp file, then
          * remove it. */
-        workbook_close(t->wb);
+        int sys_errno;
+        workbook_close_quietly(t->wb, &sys_errno);
     }
     out_tmp_discard(t->tmp);
     table_release(t);

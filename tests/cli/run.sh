@@ -73,8 +73,12 @@ while IFS='|' read -r name code errtext golden args; do
     args=$(eval "printf '%s' \"$args\"")
     prog="$BIN"
     case "$args" in " @"*|"@"*) args=$(trim "$args"); args=${args#@}; prog="$W/${args%% *}"; args=${args#* } ;; esac
+    # "fsize:BLOCKS ARGS": files may not grow past BLOCKS * 512 bytes, as on
+    # a full disk (writes fail with EFBIG instead of killing the process)
+    fsize=unlimited
+    case "$args" in " fsize:"*|"fsize:"*) args=$(trim "$args"); args=${args#fsize:}; fsize=${args%% *}; args=${args#* } ;; esac
     # shellcheck disable=SC2086
-    "$prog" $args > "$W/stdout" 2> "$W/stderr"
+    (trap '' XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
     rc=$?
     why=""
     [ "$rc" = "$code" ] || why="exit $rc, expected $code"
