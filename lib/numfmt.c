@@ -12,161 +12,21 @@
  * decision point: rarely on random bit patterns, practically never on real
  * data.  Powers 10^0..10^55 are exact in 128 bits, which keeps the frequent
  * exact ties (short binary fractions such as float32 values) on the fast
- * path.
+ * path.  The table and its helpers are in lib/pow10.h, parsing in
+ * lib/numparse.c.
  */
 #include "numfmt.h"
+#include "pow10.h"
 
 #include "log.h"
 
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-__extension__ typedef unsigned __int128 u128;
-
-#define MANT_MASK ((UINT64_C(1) << 52) - 1)
-#define HIDDEN_BIT (UINT64_C(1) << 52)
-#define HALF64 (UINT64_C(1) << 63)
-
-/* ---- table of powers of ten ------------------------------------------ */
-
-/* 10^k ~= (hi*2^64 + lo) * 2^e2 with the significand in [2^127, 2^128),
- * truncated, so the true power lies in [sig, sig + 1) * 2^e2. */
-struct pow10 {
-    uint64_t hi, lo;
-    int e2;
-};
-
-/* Formatting needs 10^-292..10^340, parsing 10^-343..10^308. */
-enum { POW10_MIN = -350, POW10_MAX = 350, POW10_EXACT_MAX = 55 };
-
-static struct pow10 pow10_tab[POW10_MAX - POW10_MIN + 1];
-static pthread_once_t pow10_once = PTHREAD_ONCE_INIT;
-
-/* Just enough of a bignum to build the table: 5^350 and 2^1000 / 5^k. */
-enum { BIG_LIMBS = 34, BIG_SHIFT = 1000 };
-
-struct big {
-    uint32_t w[BIG_LIMBS];
-};
-
-static void big_mul5(struct big *b)
-{
-    uint64_t carry = 0;
-    for (int i = 0; i < BIG_LIMBS; i++) {
-        uint64_t t = (uint64_t)b->w[i] * 5 + carry;
-        b->w[i] = (uint32_t)t;
-        carry = t >> 32;
-    }
-}
-
-/* floor(floor(a / 5) / 5) == floor(a / 25), so repeated division by 5 yields
- * the exactly truncated quotient 2^BIG_SHIFT / 5^k. */
-static void big_div5(struct big *b)
-{
-    uint64_t rem = 0;
-    for (int i = BIG_LIMBS - 1; i >= 0; i--) {
-        uint64_t t = (rem << 32) | b->w[i];
-        b->w[i] = (uint32_t)(t / 5);
-        rem = t % 5;
-    }
-}
-
-static int big_bitlen(const struct big *b)
-{
-    for (int i = BIG_LIMBS - 1; i >= 0; i--)
-        if (b->w[i])
-            return i * 32 + 32 - __builtin_clz(b->w[i]);
-    return 0;
-}
-
-/* The 128 leading bits of b (whose length is len), truncated. */
-static u128 big_top128(const struct big *b, int len)
-{
-    u128 r = 0;
-    for (int bit = len - 1; bit >= len - 128; bit--) {
-        r <<= 1;
-        if (bit >= 0)
-            r |= (b->w[bit / 32] >> (bit % 32)) & 1;
-    }
-    return r;
-}
-
-static void pow10_set(int k, u128 sig, int e2)
-{
-    struct pow10 *p = &pow10_tab[k - POW10_MIN];
-    p->hi = (uint64_t)(sig >> 64);
-    p->lo = (uint64_t)sig;
-    p->e2 = e2;
-}
-
-static void pow10_init(void)
-{
-    struct big b;
-    memset(&b, 0, sizeof b);
-    b.w[0] = 1;
-    for (int k = 0; k <= POW10_MAX; k++) {
-        if (k)
-            big_mul5(&b);
-        int len = big_bitlen(&b);
-        /* 10^k = 5^k * 2^k */
-        pow10_set(k, big_top128(&b, len), len - 128 + k);
-    }
-    memset(&b, 0, sizeof b);
-    b.w[BIG_SHIFT / 32] = UINT32_C(1) << (BIG_SHIFT % 32);
-    for (int i = 1; i <= -POW10_MIN; i++) {
-        big_div5(&b);
-        int len = big_bitlen(&b);
-        /* 10^-i = 2^-i * 2^-BIG_SHIFT * (2^BIG_SHIFT / 5^i) */
-        pow10_set(-i, big_top128(&b, len), len - 128 - BIG_SHIFT - i);
-    }
-}
-
-static inline const struct pow10 *pow10_at(int k)
-{
-    return &pow10_tab[k - POW10_MIN];
-}
-
-static inline int pow10_exact(int k)
-{
-    return (unsigned)k <= POW10_EXACT_MAX;
-}
-
-/* floor(g * log10(2)), exact for |g| <= 1100 (checked by the unit test). */
-static inline int floor_log10_pow2(int g)
-{
-    return (g * 315653) >> 20;
-}
-
-/* The 192-bit product a * sig(p), most significant word in w[2]. */
-static inline void mul192(uint64_t a, const struct pow10 *p, uint64_t w[3])
-{
-    u128 h = (u128)a * p->hi;
-    u128 l = (u128)a * p->lo;
-    u128 mid = (u128)(uint64_t)h + (uint64_t)(l >> 64);
-    w[0] = (uint64_t)l;
-    w[1] = (uint64_t)mid;
-    w[2] = (uint64_t)(h >> 64) + (uint64_t)(mid >> 64);
-}
-
-static uint64_t dbl_bits(double x)
-{
-    uint64_t b;
-    memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-static double bits_dbl(uint64_t b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
 
 /* ---- digits and layout ------------------------------------------------ */
 
@@ -215,16 +75,6 @@ static inline void store16(char *p, u128 s)
         p[i] = (char)(s >> (8 * i));
 #endif
 }
-
-static const uint64_t POW10_U64[20] = {
-    UINT64_C(1), UINT64_C(10), UINT64_C(100),
-    UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
-    UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
-    UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
-    UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
-    UINT64_C(1000000000000000), UINT64_C(10000000000000000), UINT64_C(100000000000000000),
-    UINT64_C(1000000000000000000), UINT64_C(10000000000000000000),
-};
 
 /* Number of decimal digits of v > 0. */
 static inline int decimal_len(uint64_t v)
@@ -318,17 +168,6 @@ static inline int at_least_pow10(uint64_t m, int b, int k)
     return (pb < b) | ((pb == b) & ge);
 }
 
-/* Rounding direction for a 64-bit fraction known to be at most 2 units
- * below the true one (exactly it when exact): 1 up, 0 down, -1 undecidable. */
-static inline int round_dir(uint64_t fr, int exact, int odd)
-{
-    /* branch-free: which way a data-dependent rounding goes is a coin toss
-     * for the branch predictor */
-    int up = (fr > HALF64) | (exact & (fr == HALF64) & odd);
-    int unsure = (exact == 0) & (fr - (HALF64 - 3) <= 3);
-    return unsure ? -1 : up;
-}
-
 /* m * 2^e rounded to 16 significant digits: *digits in [10^15, 10^16) and
  * the decimal exponent of its first digit.  Returns 0 when undecidable. */
 static int round16(uint64_t m, int e, uint64_t *digits, int *exp10)
@@ -380,7 +219,7 @@ size_t fmt_g16(double x, char *buf)
     if (bexp == 0 && frac == 0)
         return (size_t)(p - buf) + put_word(p, "0");
 
-    pthread_once(&pow10_once, pow10_init);
+    pow10_ready();
     uint64_t d;
     int x10;
     if (!round16(bexp ? frac | HIDDEN_BIT : frac, bexp ? bexp - 1075 : -1074, &d, &x10))
@@ -551,7 +390,7 @@ size_t fmt_pyrepr(double x, char *buf)
     if (bexp == 0 && frac == 0)
         return (size_t)(p - buf) + put_word(p, "0.0");
 
-    pthread_once(&pow10_once, pow10_init);
+    pow10_ready();
     uint64_t c;
     int j;
     if (!shortest(bexp ? frac | HIDDEN_BIT : frac, bexp ? bexp - 1075 : -1074,
@@ -561,266 +400,4 @@ size_t fmt_pyrepr(double x, char *buf)
     struct digits dg;
     split17(n <= 17 ? c * POW10_U64[17 - n] : c / 10, j + n - 1, &dg);
     return (size_t)(p - buf) + layout(p, &dg, 1);
-}
-
-/* ---- parsing -------------------------------------------------------------- */
-
-/* A decimal w * 10^exp10 read from the text; nd: digits in w; sticky:
- * nonzero digits beyond the 19 kept in w were dropped. */
-struct decimal {
-    uint64_t w;
-    int nd;
-    long exp10;
-    int sticky;
-};
-
-static int is_digit(char ch)
-{
-    return ch >= '0' && ch <= '9';
-}
-
-/* The token is read 8 bytes at a time (byte i of a word in bits 8i) so
- * that digit runs of any length cost no data-dependent branches. */
-static inline uint64_t load_le64(const char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-/* The (up to) 8 bytes at p, zero past the token's end; never reads
- * outside [tok, end). */
-static inline uint64_t peek8(const char *p, const char *tok, const char *end)
-{
-    size_t left = (size_t)(end - p);
-    if (left >= 8)
-        return load_le64(p);
-    if (left == 0)
-        return 0;
-    if (end - tok >= 8)
-        return load_le64(end - 8) >> (8 * (8 - left));
-    uint64_t v = 0;
-    for (size_t i = 0; i < left; i++)
-        v |= (uint64_t)(unsigned char)p[i] << (8 * i);
-    return v;
-}
-
-/* How many bytes of v, from the first, are digits.  A byte is a digit iff
- * its high nibble is 3 and stays 3 after adding 6; a carry out of a byte
- * >= 0xFA only disturbs bytes after that non-digit. */
-static inline int digit_prefix(uint64_t v)
-{
-    const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0), three = UINT64_C(0x3030303030303030);
-    uint64_t bad = ((v & hi) ^ three) | (((v + UINT64_C(0x0606060606060606)) & hi) ^ three);
-    return bad ? __builtin_ctzll(bad) >> 3 : 8;
-}
-
-/* How many bytes of v, from the first, are '0'. */
-static inline int zero_prefix(uint64_t v)
-{
-    uint64_t x = v ^ UINT64_C(0x3030303030303030);
-    return x ? __builtin_ctzll(x) >> 3 : 8;
-}
-
-/* The number written by the first k (0..8) bytes of v, all digits.  They
- * are moved to the end of the word behind '0' padding and combined
- * pairwise: bytes into 2-digit lanes, those into 4-digit lanes, then one
- * 8-digit value; no lane ever carries into the next. */
-static inline uint64_t prefix_value(uint64_t v, int k)
-{
-    int sh = (64 - 8 * k) & 63;
-    v = (v << sh) | (UINT64_C(0x3030303030303030) & ((UINT64_C(1) << sh) - 1));
-    v -= UINT64_C(0x3030303030303030);
-    v = (v * 10 + (v >> 8)) & UINT64_C(0x00FF00FF00FF00FF);
-    v = (v * 100 + (v >> 16)) & UINT64_C(0x0000FFFF0000FFFF);
-    v = (v * 10000 + (v >> 32)) & 0xFFFFFFFF;
-    return v & -(uint64_t)(k != 0);
-}
-
-/* Appends the digit run at p to d: up to 19 digits in all go into w, the
- * rest only set sticky.  Returns the end of the run, in *kept how many of
- * its digits went into w. */
-static const char *take_run(const char *p, const char *tok, const char *end, struct decimal *d,
-                            long *kept)
-{
-    const char *start = p;
-    int k;
-    do {
-        uint64_t v = peek8(p, tok, end);
-        k = digit_prefix(v);
-        int room = 19 - d->nd;
-        if (k > room) {
-            d->w = d->w * POW10_U64[room] + prefix_value(v, room);
-            d->nd = 19;
-            p += room;
-            *kept = p - start;
-            for (; p < end && is_digit(*p); p++)
-                d->sticky |= *p != '0';
-            return p;
-        }
-        d->w = d->w * POW10_U64[k] + prefix_value(v, k);
-        d->nd += k;
-        p += k;
-    } while (k == 8 && p < end);
-    *kept = p - start;
-    return p;
-}
-
-/* Skips the zeros at p (those before a fraction's first nonzero digit). */
-static const char *skip_zeros(const char *p, const char *tok, const char *end)
-{
-    int z;
-    do {
-        z = zero_prefix(peek8(p, tok, end));
-        p += z;
-    } while (z == 8);
-    return p;
-}
-
-/* The exponent's digits at p into *ev, saturating; NULL when there are none. */
-static const char *take_exponent(const char *p, const char *tok, const char *end, long *ev)
-{
-    uint64_t v = peek8(p, tok, end);
-    int k = digit_prefix(v);
-    *ev = (long)prefix_value(v, k);
-    p += k;
-    if (k == 8)
-        for (; p < end && is_digit(*p); p++)
-            if (*ev < 100000000)
-                *ev = *ev * 10 + (*p - '0');
-    return k ? p : NULL;
-}
-
-/* 0 when the text is not a JSON number. */
-static int scan_decimal(const char *s, size_t n, int *neg, struct decimal *d)
-{
-    const char *p = s, *end = s + n, *q;
-    long kept;
-    memset(d, 0, sizeof *d);
-    *neg = p < end && *p == '-';
-    p += *neg;
-    if (p < end && *p == '0') {
-        p++;
-    } else {
-        q = take_run(p, s, end, d, &kept);
-        if (q == p)
-            return 0;
-        d->exp10 = (q - p) - kept;
-        p = q;
-    }
-    if (p < end && *p == '.') {
-        p++;
-        q = d->w ? p : skip_zeros(p, s, end);
-        const char *r = take_run(q, s, end, d, &kept);
-        if (r == p)
-            return 0;
-        d->exp10 -= (q - p) + kept;
-        p = r;
-    }
-    if (p < end && (*p | 0x20) == 'e') {
-        p++;
-        int eneg = p < end && *p == '-';
-        p += p < end && (*p == '-' || *p == '+');
-        long ev;
-        if (!(p = take_exponent(p, s, end, &ev)))
-            return 0;
-        d->exp10 += eneg ? -ev : ev;
-    }
-    return p == end;
-}
-
-/* w * 10^q for w >= 2^53 or |q| > 22 and 10^q in the table: the 192-bit
- * product holds the value to within w units of its lowest word, so only a
- * remainder that close to half an ulp is undecidable.  0: undecidable. */
-static int scaled_to_double(uint64_t w, int q, double *out)
-{
-    const struct pow10 *p = pow10_at(q);
-    int lz = __builtin_clzll(w);
-    uint64_t n[3];
-    mul192(w << lz, p, n);
-    int drop = 10 + (int)(n[2] >> 63);
-    uint64_t mant = n[2] >> drop;
-    int biased = p->e2 - lz + 128 + drop + 1075;
-    if (biased < 1 || biased > 2046)
-        return 0;
-    uint64_t rb = n[2] & ((UINT64_C(1) << drop) - 1), half = UINT64_C(1) << (drop - 1);
-    int exact = pow10_exact(q);
-    /* branch-free, as in round_dir(); at exactly half an ulp the truth is
-     * above (lower words nonzero), a tie (exact power) or unknown */
-    int at_half = (rb == half) & ((n[1] | n[0]) == 0);
-    int up = (rb > half) | ((rb == half) & !at_half) | (at_half & exact & (int)(mant & 1));
-    int unsure = (exact == 0) & (at_half | ((rb == half - 1) & (n[1] == UINT64_MAX)));
-    if (unsure)
-        return 0;
-    mant += (uint64_t)up;
-    if (mant >> 53) {
-        mant >>= 1;
-        if (++biased > 2046)
-            return 0;
-    }
-    *out = bits_dbl(((uint64_t)biased << 52) | (mant & MANT_MASK));
-    return 1;
-}
-
-static const double EXACT_POW10[] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
-/* w * 10^q correctly rounded (w > 0); 0 when undecidable here. */
-static int decimal_to_double(uint64_t w, long q, double *out)
-{
-#if FLT_EVAL_METHOD == 0
-    /* both factors exact, so one IEEE operation rounds correctly */
-    if (w <= (UINT64_C(1) << 53) && q >= -22 && q <= 22) {
-        double v = (double)w;
-        *out = q < 0 ? v / EXACT_POW10[-q] : v * EXACT_POW10[q];
-        return 1;
-    }
-#endif
-    /* w < 2^64 < 10^20: below 10^-324, far under half the least denormal */
-    if (q < -343) {
-        *out = 0.0;
-        return 1;
-    }
-    if (q > 308) {
-        *out = HUGE_VAL;
-        return 1;
-    }
-    return scaled_to_double(w, (int)q, out);
-}
-
-static double parse_slow(const char *s, size_t n)
-{
-    char small[64];
-    char *tmp = n < sizeof small ? small : xmalloc(n + 1);
-    memcpy(tmp, s, n);
-    tmp[n] = '\0';
-    double v = strtod(tmp, NULL);
-    if (tmp != small)
-        free(tmp);
-    return v;
-}
-
-double parse_double(const char *s, size_t n)
-{
-    struct decimal d;
-    int neg;
-    if (!scan_decimal(s, n, &neg, &d))
-        return parse_slow(s, n);
-    if (d.w == 0)
-        return neg ? -0.0 : 0.0;
-
-    pthread_once(&pow10_once, pow10_init);
-    double v, v2;
-    if (!decimal_to_double(d.w, d.exp10, &v))
-        return parse_slow(s, n);
-    /* dropped digits: the value is strictly between w and w + 1 units, and
-     * rounding is monotonic, so agreeing ends settle it */
-    if (d.sticky && (!decimal_to_double(d.w + 1, d.exp10, &v2) || v2 != v))
-        return parse_slow(s, n);
-    return neg ? -v : v;
 }

@@ -1,14 +1,17 @@
 /* Unit tests of lib/numfmt: every result is checked against glibc
  * (snprintf "%.16g", strtod) or against outputs of CPython 3.11 repr().
  *
- * numfmt.c is included rather than linked so that its internals (the table
- * of powers of ten, the log10 estimate, the digit tricks, the glibc-based
- * fallbacks) can be checked on their own as well.
+ * pow10.c, numfmt.c and numparse.c are included rather than linked so that
+ * their internals (the table of powers of ten, the log10 estimate, the
+ * digit tricks, the glibc-based fallbacks) can be checked on their own as
+ * well.
  *
  * NUMFMT_TEST_SCALE (default 1) multiplies the randomized iteration
  * counts; NUMFMT_TEST_SEED picks another random sequence.
  */
+#include "pow10.c"
 #include "numfmt.c"
+#include "numparse.c"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,7 +237,7 @@ static void expect_parse(const char *text)
 
 static void test_pow10_table(void **state)
 {
-    pthread_once(&pow10_once, pow10_init);
+    pow10_ready();
     for (int k = POW10_MIN; k <= POW10_MAX; k++) {
         const struct pow10 *p = pow10_at(k);
         char text[32];
@@ -500,7 +503,7 @@ static void test_repr_paths(void **state)
         {0x1.380031b5e65a1p+58, "3.5128162495557843e+17"},
     };
     char got[NUMFMT_BUFSZ], want[64];
-    pthread_once(&pow10_once, pow10_init);
+    pow10_ready();
     for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
         assert_true(fast_declines(declined[i].x));
         fmt_pyrepr(declined[i].x, got);
