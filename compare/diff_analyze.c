@@ -607,12 +607,7 @@ int diff_analyze_prepare(const char *npu, job_list *jobs)
             continue;
         }
         dropped++;
-        free(j->npu_json);
-        free(j->bench_json);
-        free(j->stack_json);
-        free(j->out_dir);
-        free(j->suffix);
-        free(j->label);
+        job_free(j);
     }
     jobs->n = k;
     if (dropped)

@@ -335,17 +335,20 @@ int jobs_resolve(const char *npu, const char *bench, const resolve_opts *o, job_
     return rc;
 }
 
+void job_free(compare_job *j)
+{
+    free(j->npu_json);
+    free(j->bench_json);
+    free(j->stack_json);
+    free(j->out_dir);
+    free(j->suffix);
+    free(j->label);
+}
+
 void jobs_free(job_list *jl)
 {
-    for (size_t i = 0; i < jl->n; i++) {
-        compare_job *j = &jl->v[i];
-        free(j->npu_json);
-        free(j->bench_json);
-        free(j->stack_json);
-        free(j->out_dir);
-        free(j->suffix);
-        free(j->label);
-    }
+    for (size_t i = 0; i < jl->n; i++)
+        job_free(&jl->v[i]);
     free(jl->v);
     memset(jl, 0, sizeof *jl);
 }

@@ -27,6 +27,7 @@ typedef struct {
 } resolve_opts;
 
 int jobs_resolve(const char *npu, const char *bench, const resolve_opts *o, job_list *jl);
+void job_free(compare_job *j);
 void jobs_free(job_list *jl);
 
 #endif

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "merge.h"
 #include "numfmt.h"
+#include "pystr.h"
 #include "strmap.h"
 #include "xlsx_read.h"
 
@@ -111,27 +112,8 @@ static int pandas_number(const char *s, size_t n, double *out, int *is_int)
         *is_int = 0;
         return 0;
     }
-    size_t digits = strspn(p, "0123456789");
-    const char *q = p + digits;
-    *is_int = 1;
-    if (*q == '.') {
-        size_t frac = strspn(q + 1, "0123456789");
-        digits += frac;
-        q += 1 + frac;
-        *is_int = 0;
-    }
-    if (!digits)
-        return -1;
-    if (*q == 'e' || *q == 'E') {
-        const char *e = q + 1;
-        e += *e == '+' || *e == '-';
-        size_t ex = strspn(e, "0123456789");
-        if (!ex)
-            return -1;
-        q = e + ex;
-        *is_int = 0;
-    }
-    if (*q)
+    size_t len = py_decimal_len(p, is_int);
+    if (!len || p[len])
         return -1;
     *out = strtod(buf, NULL);
     return 0;

@@ -1,4 +1,5 @@
 #include "npy.h"
+#include "le.h"
 #include "log.h"
 
 #include <errno.h>
@@ -245,8 +246,7 @@ int npy_parse(const char *path, const unsigned char *buf, size_t size, tensor *o
     size_t hstart = major == 1 ? 10 : 12;
     if (size < hstart)
         return err_input(path, "truncated .npy file: no complete header");
-    size_t hlen = major == 1 ? (size_t)buf[8] | (size_t)buf[9] << 8
-                             : (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+    size_t hlen = major == 1 ? le_get16(buf + 8) : le_get32(buf + 8);
     if (hlen > size - hstart)
         return err_input(path, "truncated .npy file: the header claims %zu bytes, %zu are present", hlen,
                          size - hstart);

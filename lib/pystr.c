@@ -196,3 +196,27 @@ int py_blacklisted(const char *s, size_t n)
     }
     return 0;
 }
+
+size_t py_decimal_len(const char *p, int *is_int)
+{
+    static const char digit[] = "0123456789";
+    size_t digits = strspn(p, digit), i = digits;
+    *is_int = 1;
+    if (p[i] == '.') {
+        size_t frac = strspn(p + i + 1, digit);
+        digits += frac;
+        i += 1 + frac;
+        *is_int = 0;
+    }
+    if (!digits)
+        return 0;
+    if (p[i] == 'e' || p[i] == 'E') {
+        size_t e = i + 1 + (p[i + 1] == '+' || p[i + 1] == '-');
+        size_t ex = strspn(p + e, digit);
+        if (!ex)
+            return 0;
+        i = e + ex;
+        *is_int = 0;
+    }
+    return i;
+}

@@ -24,6 +24,12 @@ void py_repr_float(strbuf *sb, double x);
 /* str() of a JSON integer token (Python int: arbitrary size, "-0" is "0"). */
 void py_str_int_token(strbuf *sb, const char *text, size_t n);
 
+/* Length of the plain decimal number that p starts with: digits with an
+ * optional fraction and exponent ("1", "1.", ".5", "2.5E-3"; no sign, blank
+ * or underscore), 0 when there is none or its exponent has no digits.
+ * *is_int: it has neither '.' nor an exponent. */
+size_t py_decimal_len(const char *p, int *is_int);
+
 /* msprobe's formula-injection blacklist:
  * ^[＋－＝％＠+\-=%@]|;[＋－＝％＠+\-=%@] */
 int py_blacklisted(const char *s, size_t n);

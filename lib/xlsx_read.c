@@ -4,6 +4,7 @@
 #include "arena.h"
 #include "files.h"
 #include "log.h"
+#include "pystr.h"
 #include "strbuf.h"
 #include "xmltok.h"
 #include "zip.h"
@@ -383,33 +384,11 @@ static int parse_number(const char *s, size_t n, double *out, int *is_int)
         return -1;
     memcpy(buf, s, n);
     buf[n] = 0;
-    *is_int = !memchr(buf, '.', n) && !memchr(buf, 'e', n) && !memchr(buf, 'E', n);
+    /* inf and nan fail too: openpyxl calls int() on a text without '.' or
+     * an exponent, float() only on the others */
     const char *p = buf + (buf[0] == '+' || buf[0] == '-');
-    if ((*p == 'i' || *p == 'I' || *p == 'n' || *p == 'N') &&
-        (!strcasecmp(p, "inf") || !strcasecmp(p, "infinity") || !strcasecmp(p, "nan"))) {
-        if (*is_int)
-            return -1;   /* int("inf") fails */
-        *out = strtod(buf, NULL);
-        return 0;
-    }
-    size_t digits = strspn(p, "0123456789");
-    const char *q = p + digits;
-    if (*q == '.') {
-        size_t frac = strspn(q + 1, "0123456789");
-        digits += frac;
-        q += 1 + frac;
-    }
-    if (!digits)
-        return -1;
-    if (*q == 'e' || *q == 'E') {
-        q++;
-        q += *q == '+' || *q == '-';
-        size_t ex = strspn(q, "0123456789");
-        if (!ex)
-            return -1;
-        q += ex;
-    }
-    if (*q)
+    size_t len = py_decimal_len(p, is_int);
+    if (!len || p[len])
         return -1;
     *out = strtod(buf, NULL);
     return 0;

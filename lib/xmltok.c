@@ -4,6 +4,7 @@
  * kept relative to `pos` while a token is being scanned. */
 #include "xmltok.h"
 #include "log.h"
+#include "le.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,8 +15,6 @@
 #define WINDOW_CHUNK ((size_t)256 << 10)
 #define LOCAL_HEADER_LEN 30
 #define MAX_DEFLATE_RATIO 1032
-
-static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 int xml_fail(xml_reader *x, const char *fmt, ...)
 {
@@ -49,7 +48,7 @@ int xml_open(xml_reader *x, const zip_archive *z, const zip_entry *e, const char
         why = "claims an impossible compression ratio (zip bomb?)";
     if (!why) {
         const unsigned char *lh = z->data + off;
-        uint64_t start = off + LOCAL_HEADER_LEN + rd16(lh + 26) + rd16(lh + 28);
+        uint64_t start = off + LOCAL_HEADER_LEN + le_get16(lh + 26) + le_get16(lh + 28);
         if (start > z->size || z->size - start < e->comp_size || (e->method == 0 && e->comp_size != e->size))
             why = "lies outside the file";
         else

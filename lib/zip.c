@@ -1,5 +1,6 @@
 #include "zip.h"
 #include "log.h"
+#include "le.h"
 #include "strbuf.h"
 
 #include <stdio.h>
@@ -23,10 +24,6 @@
  * a forged header or a bomb. */
 #define MAX_DEFLATE_RATIO 1032
 
-static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
-static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
-
 /* Is [off, off+len) inside [0, limit)? */
 static int fits(uint64_t off, uint64_t len, uint64_t limit) { return off <= limit && len <= limit - off; }
 
@@ -36,7 +33,7 @@ static int find_eocd(const zip_archive *z, size_t *at)
         return err_input(z->path, "not a zip archive: too short for an end-of-central-directory record");
     size_t lowest = z->size - EOCD_LEN > 0xffff ? z->size - EOCD_LEN - 0xffff : 0;
     for (size_t p = z->size - EOCD_LEN + 1; p-- > lowest;) {
-        if (rd32(z->data + p) == SIG_EOCD && p + EOCD_LEN + rd16(z->data + p + 20) <= z->size) {
+        if (le_get32(z->data + p) == SIG_EOCD && p + EOCD_LEN + le_get16(z->data + p + 20) <= z->size) {
             *at = p;
             return 0;
         }
@@ -49,25 +46,25 @@ static int read_end_records(const zip_archive *z, size_t eocd, uint64_t *count, 
                             uint64_t *cd_limit)
 {
     const unsigned char *e = z->data + eocd;
-    if (rd16(e + 4) != 0 || (rd16(e + 6) != 0 && rd16(e + 6) != 0xffff))
+    if (le_get16(e + 4) != 0 || (le_get16(e + 6) != 0 && le_get16(e + 6) != 0xffff))
         return err_input(z->path, "multi-disk zip archives are not supported");
-    *count = rd16(e + 10);
-    *cd_size = rd32(e + 12);
-    *cd_off = rd32(e + 16);
+    *count = le_get16(e + 10);
+    *cd_size = le_get32(e + 12);
+    *cd_off = le_get32(e + 16);
     *cd_limit = eocd;
-    if (eocd >= LOCATOR64_LEN && rd32(z->data + eocd - LOCATOR64_LEN) == SIG_LOCATOR64) {
+    if (eocd >= LOCATOR64_LEN && le_get32(z->data + eocd - LOCATOR64_LEN) == SIG_LOCATOR64) {
         const unsigned char *loc = z->data + eocd - LOCATOR64_LEN;
-        uint64_t off = rd64(loc + 8);
-        if (rd32(loc + 4) != 0 || rd32(loc + 16) > 1)
+        uint64_t off = le_get64(loc + 8);
+        if (le_get32(loc + 4) != 0 || le_get32(loc + 16) > 1)
             return err_input(z->path, "multi-disk zip archives are not supported");
-        if (!fits(off, EOCD64_LEN, eocd - LOCATOR64_LEN) || rd32(z->data + off) != SIG_EOCD64)
+        if (!fits(off, EOCD64_LEN, eocd - LOCATOR64_LEN) || le_get32(z->data + off) != SIG_EOCD64)
             return err_input(z->path, "corrupt zip archive: bad zip64 end-of-central-directory offset");
         const unsigned char *e64 = z->data + off;
-        if (rd32(e64 + 16) != 0 || rd32(e64 + 20) != 0)
+        if (le_get32(e64 + 16) != 0 || le_get32(e64 + 20) != 0)
             return err_input(z->path, "multi-disk zip archives are not supported");
-        *count = rd64(e64 + 32);
-        *cd_size = rd64(e64 + 40);
-        *cd_off = rd64(e64 + 48);
+        *count = le_get64(e64 + 32);
+        *cd_size = le_get64(e64 + 40);
+        *cd_off = le_get64(e64 + 48);
         *cd_limit = off;
     } else if (*count == 0xffff || *cd_size == 0xffffffffu || *cd_off == 0xffffffffu) {
         return err_input(z->path, "corrupt zip archive: zip64 values without a zip64 end record");
@@ -87,7 +84,7 @@ static int apply_zip64(const zip_archive *z, const unsigned char *extra, size_t 
 {
     size_t p = 0;
     while (p + 4 <= xlen) {
-        uint16_t id = rd16(extra + p), len = rd16(extra + p + 2);
+        uint16_t id = le_get16(extra + p), len = le_get16(extra + p + 2);
         if (len > xlen - p - 4)
             return err_input(z->path, "corrupt zip archive: extra field of '%.*s' overruns its header",
                              (int)e->name_len, e->name);
@@ -96,21 +93,21 @@ static int apply_zip64(const zip_archive *z, const unsigned char *extra, size_t 
             if (need_size) {
                 if (end - f < 8)
                     break;
-                e->size = rd64(f);
+                e->size = le_get64(f);
                 f += 8;
                 need_size = 0;
             }
             if (need_csize) {
                 if (end - f < 8)
                     break;
-                e->comp_size = rd64(f);
+                e->comp_size = le_get64(f);
                 f += 8;
                 need_csize = 0;
             }
             if (need_off) {
                 if (end - f < 8)
                     break;
-                e->local_offset = rd64(f);
+                e->local_offset = le_get64(f);
                 need_off = 0;
             }
         }
@@ -135,21 +132,21 @@ int zip_open(zip_archive *z, const char *path, const unsigned char *data, size_t
     z->entries = xcalloc(count ? (size_t)count : 1, sizeof *z->entries);
     const unsigned char *p = data + cd_off, *end = p + cd_size;
     for (uint64_t i = 0; i < count; i++) {
-        if (end - p < CENTRAL_LEN || rd32(p) != SIG_CENTRAL)
+        if (end - p < CENTRAL_LEN || le_get32(p) != SIG_CENTRAL)
             goto corrupt;
-        size_t nlen = rd16(p + 28), xlen = rd16(p + 30), clen = rd16(p + 32);
+        size_t nlen = le_get16(p + 28), xlen = le_get16(p + 30), clen = le_get16(p + 32);
         if ((size_t)(end - p) - CENTRAL_LEN < nlen + xlen + clen)
             goto corrupt;
         zip_entry *e = &z->entries[i];
-        e->flags = rd16(p + 8);
-        e->method = rd16(p + 10);
-        e->crc = rd32(p + 16);
-        e->comp_size = rd32(p + 20);
-        e->size = rd32(p + 24);
-        e->local_offset = rd32(p + 42);
+        e->flags = le_get16(p + 8);
+        e->method = le_get16(p + 10);
+        e->crc = le_get32(p + 16);
+        e->comp_size = le_get32(p + 20);
+        e->size = le_get32(p + 24);
+        e->local_offset = le_get32(p + 42);
         e->name = (const char *)p + CENTRAL_LEN;
         e->name_len = nlen;
-        if (rd16(p + 34) != 0 && rd16(p + 34) != 0xffff) {
+        if (le_get16(p + 34) != 0 && le_get16(p + 34) != 0xffff) {
             zip_close(z);
             return err_input(path, "multi-disk zip archives are not supported");
         }
@@ -236,11 +233,11 @@ int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const un
     if (e->method != 0 && e->method != 8)
         return err_input(z->path, "zip entry '%.*s' uses compression method %u; only stored and deflated are "
                                   "supported", nl, nm, e->method);
-    if (!fits(e->local_offset, LOCAL_LEN, z->size) || rd32(z->data + e->local_offset) != SIG_LOCAL)
+    if (!fits(e->local_offset, LOCAL_LEN, z->size) || le_get32(z->data + e->local_offset) != SIG_LOCAL)
         return err_input(z->path, "corrupt zip archive: bad local header offset for '%.*s'", nl, nm);
     const unsigned char *lh = z->data + e->local_offset;
-    uint64_t start = e->local_offset + LOCAL_LEN + rd16(lh + 26) + rd16(lh + 28);
-    if (rd16(lh + 26) != e->name_len || !fits(e->local_offset + LOCAL_LEN, e->name_len, z->size)
+    uint64_t start = e->local_offset + LOCAL_LEN + le_get16(lh + 26) + le_get16(lh + 28);
+    if (le_get16(lh + 26) != e->name_len || !fits(e->local_offset + LOCAL_LEN, e->name_len, z->size)
         || memcmp(lh + LOCAL_LEN, e->name, e->name_len) != 0)
         return err_input(z->path, "corrupt zip archive: local header of '%.*s' does not match the central directory",
                          nl, nm);
@@ -290,24 +287,6 @@ int zip_sink_strbuf(void *sb, const void *p, size_t n)
 {
     sb_add(sb, p, n);
     return 0;
-}
-
-static void put16(unsigned char *p, unsigned v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    put16(p, v & 0xffff);
-    put16(p + 2, v >> 16);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
 }
 
 static int emit(zip_writer *w, const void *p, size_t n)
@@ -373,28 +352,28 @@ int zip_writer_add(zip_writer *w, const char *name, const void *data, size_t siz
     }
     size_t hlen = LOCAL_LEN + nlen + xlen + (w->align > 1 ? 4 + pad : 0);
     unsigned char *h = xcalloc(1, hlen);
-    put32(h, SIG_LOCAL);
-    put16(h + 4, z64 ? 45 : 20);
-    put16(h + 6, 0x0800); /* names are UTF-8 */
-    put16(h + 8, (unsigned)method);
-    put16(h + 12, 0x21); /* 1980-01-01, the earliest DOS date */
-    put32(h + 14, crc);
-    put32(h + 18, z64 ? 0xffffffffu : (uint32_t)body_len);
-    put32(h + 22, z64 ? 0xffffffffu : (uint32_t)size);
-    put16(h + 26, (unsigned)nlen);
-    put16(h + 28, (unsigned)(hlen - LOCAL_LEN - nlen));
+    le_put32(h, SIG_LOCAL);
+    le_put16(h + 4, z64 ? 45 : 20);
+    le_put16(h + 6, 0x0800); /* names are UTF-8 */
+    le_put16(h + 8, (unsigned)method);
+    le_put16(h + 12, 0x21); /* 1980-01-01, the earliest DOS date */
+    le_put32(h + 14, crc);
+    le_put32(h + 18, z64 ? 0xffffffffu : (uint32_t)body_len);
+    le_put32(h + 22, z64 ? 0xffffffffu : (uint32_t)size);
+    le_put16(h + 26, (unsigned)nlen);
+    le_put16(h + 28, (unsigned)(hlen - LOCAL_LEN - nlen));
     memcpy(h + LOCAL_LEN, name, nlen);
     unsigned char *x = h + LOCAL_LEN + nlen;
     if (z64) {
-        put16(x, 1);
-        put16(x + 2, 16);
-        put64(x + 4, size);
-        put64(x + 12, body_len);
+        le_put16(x, 1);
+        le_put16(x + 2, 16);
+        le_put64(x + 4, size);
+        le_put64(x + 12, body_len);
         x += 20;
     }
     if (w->align > 1) {
-        put16(x, 0x4246); /* "FB", torch's padding record */
-        put16(x + 2, (unsigned)pad);
+        le_put16(x, 0x4246); /* "FB", torch's padding record */
+        le_put16(x + 2, (unsigned)pad);
         memset(x + 4, 'Z', pad);
     }
     if (w->count == w->cap) {
@@ -421,25 +400,25 @@ int zip_writer_finish(zip_writer *w)
         size_t nlen = strlen(e->name);
         unsigned char h[CENTRAL_LEN + 28];
         memset(h, 0, sizeof h);
-        put32(h, SIG_CENTRAL);
-        put16(h + 4, z64 ? 45 : 20);
-        put16(h + 6, z64 ? 45 : 20);
-        put16(h + 8, 0x0800);
-        put16(h + 10, e->method);
-        put16(h + 14, 0x21);
-        put32(h + 16, e->crc);
-        put32(h + 20, z64 ? 0xffffffffu : (uint32_t)e->comp_size);
-        put32(h + 24, z64 ? 0xffffffffu : (uint32_t)e->size);
-        put16(h + 28, (unsigned)nlen);
-        put16(h + 30, z64 ? 28 : 0);
-        put32(h + 42, z64 ? 0xffffffffu : (uint32_t)e->local_offset);
+        le_put32(h, SIG_CENTRAL);
+        le_put16(h + 4, z64 ? 45 : 20);
+        le_put16(h + 6, z64 ? 45 : 20);
+        le_put16(h + 8, 0x0800);
+        le_put16(h + 10, e->method);
+        le_put16(h + 14, 0x21);
+        le_put32(h + 16, e->crc);
+        le_put32(h + 20, z64 ? 0xffffffffu : (uint32_t)e->comp_size);
+        le_put32(h + 24, z64 ? 0xffffffffu : (uint32_t)e->size);
+        le_put16(h + 28, (unsigned)nlen);
+        le_put16(h + 30, z64 ? 28 : 0);
+        le_put32(h + 42, z64 ? 0xffffffffu : (uint32_t)e->local_offset);
         if (z64) {
             unsigned char *x = h + CENTRAL_LEN;
-            put16(x, 1);
-            put16(x + 2, 24);
-            put64(x + 4, e->size);
-            put64(x + 12, e->comp_size);
-            put64(x + 20, e->local_offset);
+            le_put16(x, 1);
+            le_put16(x + 2, 24);
+            le_put64(x + 4, e->size);
+            le_put64(x + 12, e->comp_size);
+            le_put64(x + 20, e->local_offset);
         }
         if (emit(w, h, CENTRAL_LEN) != 0 || emit(w, e->name, nlen) != 0
             || (z64 && emit(w, h + CENTRAL_LEN, 28) != 0))
@@ -451,28 +430,28 @@ int zip_writer_finish(zip_writer *w)
         uint64_t e64_at = w->pos;
         unsigned char e64[EOCD64_LEN + LOCATOR64_LEN];
         memset(e64, 0, sizeof e64);
-        put32(e64, SIG_EOCD64);
-        put64(e64 + 4, EOCD64_LEN - 12);
-        put16(e64 + 12, 45);
-        put16(e64 + 14, 45);
-        put64(e64 + 24, w->count);
-        put64(e64 + 32, w->count);
-        put64(e64 + 40, cd_size);
-        put64(e64 + 48, cd_start);
+        le_put32(e64, SIG_EOCD64);
+        le_put64(e64 + 4, EOCD64_LEN - 12);
+        le_put16(e64 + 12, 45);
+        le_put16(e64 + 14, 45);
+        le_put64(e64 + 24, w->count);
+        le_put64(e64 + 32, w->count);
+        le_put64(e64 + 40, cd_size);
+        le_put64(e64 + 48, cd_start);
         unsigned char *loc = e64 + EOCD64_LEN;
-        put32(loc, SIG_LOCATOR64);
-        put64(loc + 8, e64_at);
-        put32(loc + 16, 1);
+        le_put32(loc, SIG_LOCATOR64);
+        le_put64(loc + 8, e64_at);
+        le_put32(loc + 16, 1);
         if (emit(w, e64, sizeof e64) != 0)
             return -1;
     }
     unsigned char end[EOCD_LEN];
     memset(end, 0, sizeof end);
-    put32(end, SIG_EOCD);
-    put16(end + 8, z64_end ? 0xffff : (unsigned)w->count);
-    put16(end + 10, z64_end ? 0xffff : (unsigned)w->count);
-    put32(end + 12, z64_end ? 0xffffffffu : (uint32_t)cd_size);
-    put32(end + 16, z64_end ? 0xffffffffu : (uint32_t)cd_start);
+    le_put32(end, SIG_EOCD);
+    le_put16(end + 8, z64_end ? 0xffff : (unsigned)w->count);
+    le_put16(end + 10, z64_end ? 0xffff : (unsigned)w->count);
+    le_put32(end + 12, z64_end ? 0xffffffffu : (uint32_t)cd_size);
+    le_put32(end + 16, z64_end ? 0xffffffffu : (uint32_t)cd_start);
     int rc = emit(w, end, sizeof end);
     zip_writer_free(w);
     return rc;

@@ -1,35 +1,20 @@
 /* The harness of the dump.json unit tests (test_dump.c, test_dump_errors.c):
- * a scratch directory per test group and loading of a JSON text written
- * there as a file. Include after <cmocka.h> and "testutil.h". */
+ * loading of a JSON text written as a file into the group's scratch
+ * directory (tu_dir). Include after <cmocka.h> and "testutil.h". */
 #ifndef MSP_DUMP_HARNESS_H
 #define MSP_DUMP_HARNESS_H
 
 #include "dump.h"
 #include "log.h"
 
-static char *dir;
-
-static inline int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static inline int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
-/* Writes `json` as dir/<base> and loads it. The path stays valid until the
+/* Writes `json` as tu_dir/<base> and loads it. The path stays valid until the
  * next call. */
 static char *cur_path;
 
 static inline int load_as(const char *json, size_t n, const char *base, dump_data *d)
 {
     free(cur_path);
-    cur_path = tu_write(dir, base, json, n);
+    cur_path = tu_write(tu_dir, base, json, n);
     err_clear();
     return dump_load(cur_path, d);
 }

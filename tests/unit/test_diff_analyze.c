@@ -24,21 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -81,7 +66,7 @@ static void op_begin(result_file *r, const char *name, int same)
 static char *op_end(result_file *r, const char *file)
 {
     sb_adds(&r->text, r->ops ? "]}}" : "{}");
-    char *p = tu_write(dir, file, sb_str(&r->text), (size_t)-1);
+    char *p = tu_write(tu_dir, file, sb_str(&r->text), (size_t)-1);
     sb_free(&r->text);
     r->ops = 0;
     return p;
@@ -134,7 +119,7 @@ static char *analyze(inputs *in, strbuf *line)
     char *path = NULL;
     sb_reset(line);
     err_clear();
-    assert_int_equal(diff_analyze(in->in, in->n, dir, &path, line), 0);
+    assert_int_equal(diff_analyze(in->in, in->n, tu_dir, &path, line), 0);
     free_inputs(in);
     if (!path)
         return NULL;
@@ -398,7 +383,7 @@ static void test_nothing_found(void **state)
     assert_null(analyze(&in, &line));
     assert_string_equal(sb_str(&line), "no diff node found");
     /* nothing but the inputs was written */
-    DIR *d = opendir(dir);
+    DIR *d = opendir(tu_dir);
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
         assert_null(strstr(e->d_name, "diff_analyze_"));
@@ -409,11 +394,11 @@ static void test_nothing_found(void **state)
 static void expect_error(const char *json, const char *message)
 {
     inputs in = {0};
-    add_input(&in, 0, tu_write(dir, "compare_result_rank0_1.json", json, (size_t)-1));
+    add_input(&in, 0, tu_write(tu_dir, "compare_result_rank0_1.json", json, (size_t)-1));
     char *path = NULL;
     strbuf line = STRBUF_INIT;
     err_clear();
-    assert_int_equal(diff_analyze(in.in, in.n, dir, &path, &line), -1);
+    assert_int_equal(diff_analyze(in.in, in.n, tu_dir, &path, &line), -1);
     assert_null(path);
     assert_non_null(strstr(err_message(), message));
     free_inputs(&in);
@@ -445,11 +430,11 @@ static char *first_diff(const char *npu, const char *bench, const char *task)
         strbuf sb = STRBUF_INIT;
         sb_addf(&sb, "{\"task\": \"%s\", \"level\": \"L1\", \"framework\": \"pytorch\", \"data\": {%s}}", task,
                 bodies[i]);
-        paths[i] = tu_write(dir, i ? "bench.json" : "npu.json", sb_str(&sb), (size_t)-1);
+        paths[i] = tu_write(tu_dir, i ? "bench.json" : "npu.json", sb_str(&sb), (size_t)-1);
         sb_free(&sb);
     }
-    compare_opts o = {.first_diff = 1, .stamp = "20250101000000", .threads = 1, .out_dir = dir};
-    compare_job job = {.npu_json = paths[0], .bench_json = paths[1], .out_dir = dir, .suffix = "_rank3",
+    compare_opts o = {.first_diff = 1, .stamp = "20250101000000", .threads = 1, .out_dir = tu_dir};
+    compare_job job = {.npu_json = paths[0], .bench_json = paths[1], .out_dir = tu_dir, .suffix = "_rank3",
                        .label = "rank3"};
     compare_result res;
     err_clear();
@@ -594,16 +579,16 @@ static void test_jsonw_python_layout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pre_analysis, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_a13_as_compare_results, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rank0_partner_and_layout, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_root_type, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_mindspore_families, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_p2pop_and_after, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nothing_found, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bad_results, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_is_same, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pre_analysis, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_a13_as_compare_results, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_rank0_partner_and_layout, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_root_type, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_mindspore_families, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_p2pop_and_after, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_found, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_results, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_is_same, tu_dir_setup, tu_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_rows, tu_dir_setup, tu_dir_teardown),
         cmocka_unit_test(test_jsonw_python_layout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -715,7 +715,7 @@ int main(void)
         cmocka_unit_test(test_task_and_framework),
         cmocka_unit_test(test_statistic_values),
     };
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
     free(cur_path);
     return rc;
 }

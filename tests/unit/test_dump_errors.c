@@ -117,14 +117,14 @@ static void test_not_checked(void **state)
 static void test_file_errors(void **state)
 {
     dump_data d;
-    char *missing = tu_path(dir, "nope/dump.json");
+    char *missing = tu_path(tu_dir, "nope/dump.json");
     err_clear();
     assert_int_equal(dump_load(missing, &d), -1);
     tu_assert_err(missing, "no such file");
     dump_free(&d);
     free(missing);
 
-    char *sub = tu_path(dir, "sub");
+    char *sub = tu_path(tu_dir, "sub");
     assert_int_equal(mkdir(sub, 0700), 0);
     char *real = tu_write(sub, "real.json", fx_basic, (size_t)-1);
     char *link = tu_path(sub, "dump.json");
@@ -192,7 +192,7 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_truncated_dump),
     };
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
     free(cur_path);
     return rc;
 }

@@ -17,32 +17,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 /* A fresh empty directory inside the scratch directory. */
 static char *subdir(const char *name)
 {
-    char *p = tu_path(dir, name);
+    char *p = tu_path(tu_dir, name);
     assert_int_equal(mkdir(p, 0700), 0);
     return p;
 }
 
 static void test_map_regular(void **state)
 {
-    char *p = tu_write(dir, "data.bin", "hello\0world", 11);
+    char *p = tu_write(tu_dir, "data.bin", "hello\0world", 11);
     mapped_file f;
     err_clear();
     assert_int_equal(file_map(p, 0, &f), 0);
@@ -64,7 +49,7 @@ static void test_map_regular(void **state)
     free(p);
 
     /* an empty file maps to no data */
-    p = tu_write(dir, "empty.bin", "", 0);
+    p = tu_write(tu_dir, "empty.bin", "", 0);
     assert_int_equal(file_map(p, 0, &f), 0);
     assert_int_equal(f.size, 0);
     assert_null(f.data);
@@ -246,7 +231,7 @@ static void test_dir_list(void **state)
     tu_assert_err(file, "is a file, a directory was expected");
     free(file);
 
-    char *link = tu_path(dir, "list_link");
+    char *link = tu_path(tu_dir, "list_link");
     assert_int_equal(symlink(sub, link), 0);
     err_clear();
     assert_int_equal(dir_list(link, &got), -1);
@@ -288,7 +273,7 @@ static void assert_mode(const char *p, mode_t mode)
 static void test_dir_create(void **state)
 {
     mode_t old = umask(022);
-    char *top = tu_path(dir, "out");
+    char *top = tu_path(tu_dir, "out");
     char *nested = tu_path(top, "a/b/c");
     err_clear();
     assert_int_equal(dir_create(nested), 0);
@@ -496,7 +481,7 @@ static void test_permissions(void **state)
     assert_int_equal(mkdir(ro, 0555), 0);
     assert_int_equal(chmod(secret, 0), 0);
     /* "nobody" must be able to reach them */
-    assert_int_equal(chmod(dir, 0711), 0);
+    assert_int_equal(chmod(tu_dir, 0711), 0);
     assert_int_equal(chmod(sub, 0711), 0);
     fflush(NULL);
     pid_t pid = fork();
@@ -514,7 +499,7 @@ static void test_permissions(void **state)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    assert_int_equal(chmod(dir, 0700), 0);
+    assert_int_equal(chmod(tu_dir, 0700), 0);
     assert_int_equal(others(ro, NULL), 0);
     free(ro);
     free(secret);
@@ -551,5 +536,5 @@ int main(void)
         cmocka_unit_test(test_permissions),
         cmocka_unit_test(test_time_stamp),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

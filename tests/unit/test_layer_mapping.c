@@ -22,21 +22,6 @@
 #define G "tests/cli/golden"
 #define STAMP "20250102030405"
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 typedef struct {
     compare_opts opts;
     compare_job job;
@@ -53,7 +38,7 @@ static void open_pair(fixture *f, const char *target, const char *bench, const c
     static int n;
     char name[32];
     snprintf(name, sizeof name, "out%d", n++);
-    f->out = tu_path(dir, name);
+    f->out = tu_path(tu_dir, name);
     f->opts.stamp = STAMP;
     f->job.out_dir = f->out;
     f->job.suffix = (char *)suffix;
@@ -194,7 +179,7 @@ static void test_empty_construct(void **state)
     close_pair(&f);
 }
 
-static char *write_yaml(const char *name, const char *text) { return tu_write(dir, name, text, (size_t)-1); }
+static char *write_yaml(const char *name, const char *text) { return tu_write(tu_dir, name, text, (size_t)-1); }
 
 static void test_rules(void **state)
 {
@@ -234,7 +219,7 @@ static void test_rules(void **state)
 static void put_dump(const char *sub, const char *framework, const char *data, const char *construct,
                      const char *stack)
 {
-    char *d = tu_path(dir, sub);
+    char *d = tu_path(tu_dir, sub);
     mkdir(d, 0700);
     char *json = malloc(strlen(data) + 200);
     sprintf(json, "{\"task\": \"statistics\", \"level\": \"mix\", \"framework\": \"%s\", \"data\": %s}", framework,
@@ -275,7 +260,7 @@ static void test_renumbering(void **state)
              " \"Functional.relu.0.forward\": " ENTRY "}",
              "{\"Functional.relu.0.forward\": \"Module.net.decoder.layers.0.Block.forward.0\"}",
              "{\"x\": [\"File a.py, line 1, in f, \\n x\"]}");
-    char *t = tu_path(dir, "rn_t"), *b = tu_path(dir, "rn_b");
+    char *t = tu_path(tu_dir, "rn_t"), *b = tu_path(tu_dir, "rn_b");
     fixture f;
     open_pair(&f, t, b, "");
     const jval *m = build(&f, NULL);
@@ -305,13 +290,13 @@ static void test_stack_lines(void **state)
              " \"File /p/site-packages/mindspore/z.py, line 1, in\\u00a0fnb, \\n code\","
              " \"File /m.py, line 2, in construct, \\n\"]}");
     /* msprobe builds nothing from an empty construct.json: give it one entry */
-    char *tc = tu_path(dir, "st_t");
+    char *tc = tu_path(tu_dir, "st_t");
     free(tu_write(tc, "construct.json", "{\"Functional.a.0.forward\": \"\"}", (size_t)-1));
     put_dump("st_b", "pytorch", "{\"Functional.a.0.forward\": " ENTRY ", \"Functional.b.0.forward\": " ENTRY "}",
              "{\"Functional.b.0.forward\": \"\"}",
              "{\"Functional.b.0.forward\": [\"File /x/Template.py, line 1, in w, \\n\","
              " \"File /p/site-packages/torch/z.py, line 1, in fnb, \\n c\", \"File /m.py, line 2, in forward, \\n\"]}");
-    char *tb = tu_path(dir, "st_b");
+    char *tb = tu_path(tu_dir, "st_b");
     fixture f;
     open_pair(&f, tc, tb, "");
     const jval *m = build(&f, NULL);
@@ -394,5 +379,5 @@ int main(void)
         cmocka_unit_test(test_stack_lines),   cmocka_unit_test(test_refused),
         cmocka_unit_test(test_apply),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

@@ -22,21 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static const char *const summary_header[] = {
     "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
     "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
@@ -62,7 +47,7 @@ static void row(cell *r, const char *name, ...)
 
 static char *write_result(const char *name, cell rows[][NCOLS], int n, int format)
 {
-    char *path = tu_path(dir, name);
+    char *path = tu_path(tu_dir, name);
     table_writer *t = table_open(path, format, summary_header, NCOLS);
     assert_non_null(t);
     for (int i = 0; i < n; i++)
@@ -211,7 +196,7 @@ static void test_status(void **state)
     merge_rank_free(&r);
 
     /* a data row longer than the header gives pandas an "Unnamed" column */
-    char *wide = tu_path(dir, "wide.xlsx");
+    char *wide = tu_path(tu_dir, "wide.xlsx");
     static const char *const h[] = {"NPU Name", "x"};
     const char *wide_header[NCOLS + 1];
     memcpy(wide_header, summary_header, sizeof summary_header);
@@ -235,7 +220,7 @@ static void test_status(void **state)
     assert_int_equal(r.nnames, 1);
     merge_rank_free(&r);
 
-    char *other = tu_path(dir, "other.xlsx");
+    char *other = tu_path(tu_dir, "other.xlsx");
     t = table_open(other, TABLE_XLSX, h, 2);
     cell two[] = {cs("A.b.0"), cell_num(1)};
     assert_int_equal(table_row(t, two, FILL_NONE), 0);
@@ -244,7 +229,7 @@ static void test_status(void **state)
     assert_int_equal(r.status, RANK_UNKNOWN);
     merge_rank_free(&r);
 
-    char *md5 = tu_path(dir, "md5.xlsx");
+    char *md5 = tu_path(tu_dir, "md5.xlsx");
     static const char *const mh[] = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape",
                                      "Bench Tensor Shape", "NPU MD5", "BENCH MD5", "Result", "NPU_Stack_Info"};
     t = table_open(md5, TABLE_XLSX, mh, 10);
@@ -257,7 +242,7 @@ static void test_status(void **state)
     assert_int_equal(r.status, RANK_MD5);
     merge_rank_free(&r);
 
-    char *text_file = tu_write(dir, "text.xlsx", "NPU Name\n", (size_t)-1);
+    char *text_file = tu_write(tu_dir, "text.xlsx", "NPU Name\n", (size_t)-1);
     memset(&r, 0, sizeof r);
     r.path = strdup(text_file);
     err_clear();
@@ -340,7 +325,7 @@ static void test_python_str(void **state)
 /* The whole command on two ranks; `bad` goes into rank1's Max diff. */
 static int run_merge(const char *name, cell bad_name, cell bad_value, const char *config)
 {
-    char *in = tu_path(dir, name);
+    char *in = tu_path(tu_dir, name);
     assert_int_equal(mkdir(in, 0700), 0);
     cell rows[2][NCOLS];
     row(rows[0], "Distributed.all_reduce.0.forward.input.0", MAX_DIFF, cs("N/A"), NPU_MAX, cs("tp-0-1"), BENCH_MAX,
@@ -355,9 +340,9 @@ static int run_merge(const char *name, cell bad_name, cell bad_value, const char
     free(write_result(sub, rows, 2, TABLE_XLSX));
     char cfg_name[300];
     snprintf(cfg_name, sizeof cfg_name, "%s.yaml", name);
-    char *cfg = tu_write(dir, cfg_name, config, (size_t)-1);
+    char *cfg = tu_write(tu_dir, cfg_name, config, (size_t)-1);
     snprintf(cfg_name, sizeof cfg_name, "%s_out", name);
-    char *out = tu_path(dir, cfg_name);
+    char *out = tu_path(tu_dir, cfg_name);
     merge_opts o = {in, out, cfg};
     err_clear();
     log_set_quiet(1);
@@ -403,5 +388,5 @@ int main(void)
         cmocka_unit_test(test_python_str),
         cmocka_unit_test(test_formula_injection_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "npy.h"
+#include "tensor_testutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FIXTURES "testdata/tensors/"
 #define HOST_BIG (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 
 /* magic + version + length + header (padded with spaces and '\n' so the
@@ -53,33 +53,9 @@ static const char *code_of(dtype_id dt)
 /* Store v (+ im for complex) as dtype dt in the given byte order. */
 static void encode(dtype_id dt, double v, double im, int big, unsigned char *p)
 {
-    size_t es = dtype_size(dt);
-    switch (dt) {
-    case DT_BOOL: p[0] = v != 0; break;
-    case DT_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); } break;
-    case DT_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); } break;
-    case DT_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); } break;
-    case DT_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); } break;
-    case DT_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); } break;
-    case DT_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); } break;
-    case DT_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); } break;
-    case DT_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); } break;
-    case DT_F16: { uint16_t x = f32_to_f16((float)v); memcpy(p, &x, 2); } break;
-    case DT_F32: { float x = (float)v; memcpy(p, &x, 4); } break;
-    case DT_F64: memcpy(p, &v, 8); break;
-    case DT_C64: { float x[2] = { (float)v, (float)im }; memcpy(p, x, 8); } break;
-    case DT_C128: { double x[2] = { v, im }; memcpy(p, x, 16); } break;
-    default: break;
-    }
-    if (big != HOST_BIG) {
-        size_t part = dtype_is_complex(dt) ? es / 2 : es;
-        for (size_t k = 0; k < es; k += part)
-            for (size_t b = 0; b < part / 2; b++) {
-                unsigned char c = p[k + b];
-                p[k + b] = p[k + part - 1 - b];
-                p[k + part - 1 - b] = c;
-            }
-    }
+    tt_store(dt, v, im, p);
+    if (big != HOST_BIG)
+        tt_swap_elem(dt, p, p);
 }
 
 static double value_at(dtype_id dt, size_t i)
@@ -196,7 +172,7 @@ static void test_header_matches_numpy(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mapped_file f;
         char path[128];
-        snprintf(path, sizeof path, FIXTURES "%s", cases[i].file);
+        snprintf(path, sizeof path, TT_FIXTURES "%s", cases[i].file);
         if (file_map(path, 0, &f) != 0)
             fail_msg("%s", err_message());
         strbuf sb = STRBUF_INIT;
@@ -223,62 +199,17 @@ static void test_header_matches_numpy(void **state)
     sb_free(&sb);
 }
 
-static int read_manifest_values(const char *rest, double *v, size_t cap)
-{
-    size_t n = 0;
-    char *end;
-    const char *p = rest;
-    for (;;) {
-        while (*p == ' ')
-            p++;
-        if (!*p || *p == '\n')
-            break;
-        assert_true(n < cap);
-        v[n++] = strtod(p, &end);
-        assert_true(end != p);
-        p = end;
-    }
-    return (int)n;
-}
-
 /* Files written by real numpy (tests/tools/make_tensor_fixtures.py). */
 static void test_numpy_fixtures(void **state)
 {
     (void)state;
-    FILE *m = fopen(FIXTURES "manifest.txt", "r");
+    FILE *m = fopen(TT_FIXTURES "manifest.txt", "r");
     assert_non_null(m);
-    char line[8192];
+    tt_fixture f;
     int seen = 0;
-    while (fgets(line, sizeof line, m)) {
-        char name[64], dt[32];
-        int ndim, used;
-        if (sscanf(line, "%63s %31s %d%n", name, dt, &ndim, &used) != 3 || !strstr(name, ".npy"))
-            continue;
-        int64_t shape[8];
-        const char *p = line + used;
-        for (int d = 0; d < ndim; d++) {
-            shape[d] = strtoll(p, (char **)&p, 10);
-        }
-        p = strchr(p, '|') + 1;
-        double want[64];
-        int nv = read_manifest_values(p, want, 64);
-        char path[128];
-        snprintf(path, sizeof path, FIXTURES "%s", name);
+    while (tt_next_fixture(m, ".npy", &f)) {
         tensor t;
-        if (tensor_load(path, &t) != 0)
-            fail_msg("%s", err_message());
-        assert_string_equal(dtype_name(t.dtype), dt);
-        assert_int_equal(t.ndim, ndim);
-        for (int d = 0; d < ndim; d++)
-            assert_int_equal(t.shape[d], shape[d]);
-        double got[64];
-        if (dtype_is_complex(t.dtype)) {
-            assert_int_equal(tensor_read_complex(&t, 0, 32, got), (size_t)nv / 2);
-        } else {
-            assert_int_equal(tensor_read_f64(&t, 0, 64, got), (size_t)nv);
-        }
-        for (int i = 0; i < nv; i++)
-            assert_true(got[i] == want[i]);
+        tt_load_fixture(&f, &t);
         tensor_free(&t);
         seen++;
     }

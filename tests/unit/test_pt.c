@@ -11,6 +11,7 @@
 #include "log.h"
 #include "pt.h"
 #include "zip.h"
+#include "tensor_testutil.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,51 +20,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FIXTURES "testdata/tensors/"
 
 /* ---- fixtures written by torch 1.13 (tests/tools/make_tensor_fixtures.py) */
 
 static void test_torch_fixtures(void **state)
 {
     (void)state;
-    FILE *m = fopen(FIXTURES "manifest.txt", "r");
+    FILE *m = fopen(TT_FIXTURES "manifest.txt", "r");
     assert_non_null(m);
-    char line[8192];
+    tt_fixture f;
     int seen = 0;
-    while (fgets(line, sizeof line, m)) {
-        char name[64], dt[32];
-        int ndim, used;
-        if (sscanf(line, "%63s %31s %d%n", name, dt, &ndim, &used) != 3 || !strstr(name, ".pt"))
-            continue;
-        char *p = line + used;
-        int64_t shape[8];
-        for (int d = 0; d < ndim; d++)
-            shape[d] = strtoll(p, &p, 10);
-        p = strchr(p, '|') + 1;
-        double want[64];
-        int nv = 0;
-        for (char *end;; p = end) {
-            double v = strtod(p, &end);
-            if (end == p)
-                break;
-            want[nv++] = v;
-        }
-        char path[128];
-        snprintf(path, sizeof path, FIXTURES "%s", name);
+    while (tt_next_fixture(m, ".pt", &f)) {
+        const char *name = f.name;
         tensor t;
-        if (tensor_load(path, &t) != 0)
-            fail_msg("%s", err_message());
-        assert_string_equal(dtype_name(t.dtype), dt);
-        assert_int_equal(t.ndim, ndim);
-        for (int d = 0; d < ndim; d++)
-            assert_int_equal(t.shape[d], shape[d]);
-        double got[64];
-        size_t n = dtype_is_complex(t.dtype) ? tensor_read_complex(&t, 0, 32, got) * 2
-                                              : tensor_read_f64(&t, 0, 64, got);
-        assert_int_equal(n, (size_t)nv);
-        for (int i = 0; i < nv; i++)
-            if (!(got[i] == want[i] && signbit(got[i]) == signbit(want[i])) && !(isnan(got[i]) && isnan(want[i])))
-                fail_msg("%s[%d]: %.17g, torch says %.17g", name, i, got[i], want[i]);
+        tt_load_fixture(&f, &t);
         /* stored tensors are read in place from the mapping */
         if (t.numel && !t.owned)
             assert_true(t.storage >= t.map.data && t.storage + t.storage_size <= t.map.data + t.map.size);
@@ -82,16 +52,16 @@ static void test_fixture_views(void **state)
 {
     (void)state;
     tensor t;
-    assert_int_equal(tensor_load(FIXTURES "view.pt", &t), 0);
+    assert_int_equal(tensor_load(TT_FIXTURES "view.pt", &t), 0);
     assert_true(t.offset == 6 && t.stride[0] == 6 && t.stride[1] == 2 && !t.contiguous);
     tensor_free(&t);
-    assert_int_equal(tensor_load(FIXTURES "transposed.pt", &t), 0);
+    assert_int_equal(tensor_load(TT_FIXTURES "transposed.pt", &t), 0);
     assert_true(t.stride[0] == 1 && t.stride[1] == 6);
     tensor_free(&t);
-    assert_int_equal(tensor_load(FIXTURES "numpy_i64_fortran.pt", &t), 0);
+    assert_int_equal(tensor_load(TT_FIXTURES "numpy_i64_fortran.pt", &t), 0);
     assert_true(t.stride[0] == 1 && t.stride[1] == 2);
     tensor_free(&t);
-    assert_int_equal(tensor_load(FIXTURES "f32.pt", &t), 0);
+    assert_int_equal(tensor_load(TT_FIXTURES "f32.pt", &t), 0);
     assert_true(t.contiguous && tensor_contiguous_data(&t) != NULL);
     assert_int_equal(((uintptr_t)tensor_contiguous_data(&t) - (uintptr_t)t.map.data) % 64, 0);
     tensor_free(&t);
@@ -467,7 +437,7 @@ static void test_damage_sweep(void **state)
     unsigned seed = 7;
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         char path[128];
-        snprintf(path, sizeof path, FIXTURES "%s", files[f]);
+        snprintf(path, sizeof path, TT_FIXTURES "%s", files[f]);
         mapped_file m;
         assert_int_equal(file_map(path, 0, &m), 0);
         for (size_t n = 0; n < m.size; n++) {
@@ -500,8 +470,8 @@ static void test_damage_sweep(void **state)
 static void *load_many(void *arg)
 {
     long failures = 0;
-    static const char *const files[] = { FIXTURES "f32.pt", FIXTURES "bf16.pt", FIXTURES "rezipped.pt",
-                                         FIXTURES "numpy_f32.pt", FIXTURES "view.pt" };
+    static const char *const files[] = { TT_FIXTURES "f32.pt", TT_FIXTURES "bf16.pt", TT_FIXTURES "rezipped.pt",
+                                         TT_FIXTURES "numpy_f32.pt", TT_FIXTURES "view.pt" };
     for (int round = 0; round < 200; round++) {
         tensor t;
         const char *path = files[(round + (long)arg) % 5];
@@ -514,7 +484,7 @@ static void *load_many(void *arg)
         if (n == 0 || (strstr(path, "f32.pt") && v[0] != -1 && v[0] != 0))
             failures++;
         tensor_free(&t);
-        if (tensor_load(FIXTURES "manifest.txt", &t) == 0 || !strstr(err_message(), "manifest.txt: "))
+        if (tensor_load(TT_FIXTURES "manifest.txt", &t) == 0 || !strstr(err_message(), "manifest.txt: "))
             failures++;
         err_clear();
     }
@@ -552,7 +522,7 @@ static void test_corpus(void **state)
         print_message("corpus %s not found: skipped\n", corpus);
         skip();
     }
-    FILE *m = fopen(FIXTURES "corpus_digests.txt", "r");
+    FILE *m = fopen(TT_FIXTURES "corpus_digests.txt", "r");
     assert_non_null(m);
     char rel[512];
     long want_count;

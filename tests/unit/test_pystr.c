@@ -498,6 +498,27 @@ static void test_blacklist(void **state)
     assert_false(py_blacklisted("a;\xef\xbc", 4));
 }
 
+/* The decimal syntax shared by the pandas and openpyxl number readers. */
+static void test_decimal_len(void **state)
+{
+    static const struct {
+        const char *text;
+        size_t len;
+        int is_int;
+    } cases[] = {
+        {"1", 1, 1},        {"007", 3, 1},      {"1.", 2, 0},      {".5", 2, 0},       {"2.5E-3", 6, 0},
+        {"1e+10", 5, 0},    {"1e5x", 3, 0},     {"12abc", 2, 1},   {"1.5.5", 3, 0},    {"", 0, 1},
+        {".", 0, 0},        {"e5", 0, 1},       {"1e", 0, 0},      {"1e+", 0, 0},      {"+1", 0, 1},
+        {"inf", 0, 1},      {"nan", 0, 1},      {"1_000", 1, 1},   {" 1", 0, 1},       {"1.e2", 4, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int is_int = -1;
+        size_t len = py_decimal_len(cases[i].text, &is_int);
+        if (len != cases[i].len || (len && is_int != cases[i].is_int))
+            fail_msg("%s: length %zu is_int %d", cases[i].text, len, is_int);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_repr_float),
         cmocka_unit_test(test_str_int_token),
         cmocka_unit_test(test_blacklist),
+        cmocka_unit_test(test_decimal_len),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,27 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static char *cur_path;
 
 static int load(const char *json, stack_map *s)
 {
     free(cur_path);
-    cur_path = tu_write(dir, "stack.json", json, (size_t)-1);
+    cur_path = tu_write(tu_dir, "stack.json", json, (size_t)-1);
     err_clear();
     return stack_load(cur_path, s);
 }
@@ -289,14 +274,14 @@ static void test_malformed_files(void **state)
     }
 
     stack_map s;
-    char *missing = tu_path(dir, "missing.json");
+    char *missing = tu_path(tu_dir, "missing.json");
     err_clear();
     assert_int_equal(stack_load(missing, &s), -1);
     tu_assert_err(missing, "no such file");
     stack_free(&s);
 
-    char *real = tu_write(dir, "real.json", "{}", (size_t)-1);
-    char *link = tu_path(dir, "link.json");
+    char *real = tu_write(tu_dir, "real.json", "{}", (size_t)-1);
+    char *link = tu_path(tu_dir, "link.json");
     assert_int_equal(symlink(real, link), 0);
     err_clear();
     assert_int_equal(stack_load(link, &s), -1);
@@ -304,8 +289,8 @@ static void test_malformed_files(void **state)
     stack_free(&s);
 
     err_clear();
-    assert_int_equal(stack_load(dir, &s), -1);
-    tu_assert_err(dir, "is a directory");
+    assert_int_equal(stack_load(tu_dir, &s), -1);
+    tu_assert_err(tu_dir, "is a directory");
     stack_free(&s);
     free(missing);
     free(real);
@@ -318,7 +303,7 @@ static void test_truncated(void **state)
     size_t n = strlen(new_layout);
     for (size_t len = 0; len < n; len++) {
         free(cur_path);
-        cur_path = tu_write(dir, "stack.json", new_layout, len);
+        cur_path = tu_write(tu_dir, "stack.json", new_layout, len);
         stack_map s;
         err_clear();
         if (stack_load(cur_path, &s) != -1)
@@ -341,7 +326,7 @@ int main(void)
         cmocka_unit_test(test_malformed_files),
         cmocka_unit_test(test_truncated),
     };
-    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    int rc = cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
     free(cur_path);
     return rc;
 }

@@ -21,28 +21,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static cell cs(const char *s) { return cell_str(s, strlen(s)); }
 static const cell empty_cell = {CELL_EMPTY, 0, NULL, 0};
 
 /* A fresh directory per test, so that leftovers are easy to count. */
 static char *fresh_dir(const char *name)
 {
-    char *p = tu_path(dir, name);
+    char *p = tu_path(tu_dir, name);
     assert_int_equal(mkdir(p, 0700), 0);
     return p;
 }
@@ -612,5 +597,5 @@ int main(void)
         cmocka_unit_test(test_xlsx_long_cells),
         cmocka_unit_test(test_xlsx_second_sheet),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "tensor.h"
+#include "tensor_testutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -354,28 +355,8 @@ static void test_every_dtype_both_orders(void **state)
             expect[i] = v;
             expect_im[i] = dtype_is_complex(dt) ? -v / 4 : 0;
             unsigned char *p = native + es * (size_t)i;
-            switch (dt) {
-            case DT_BOOL: p[0] = (unsigned char)v; break;
-            case DT_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); } break;
-            case DT_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); } break;
-            case DT_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); } break;
-            case DT_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); } break;
-            case DT_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); } break;
-            case DT_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); } break;
-            case DT_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); } break;
-            case DT_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); } break;
-            case DT_F16: { uint16_t x = f32_to_f16((float)v); memcpy(p, &x, 2); } break;
-            case DT_BF16: { uint16_t x = f32_to_bf16((float)v); memcpy(p, &x, 2); } break;
-            case DT_F32: { float x = (float)v; memcpy(p, &x, 4); } break;
-            case DT_F64: memcpy(p, &v, 8); break;
-            case DT_C64: { float x[2] = { (float)v, (float)expect_im[i] }; memcpy(p, x, 8); } break;
-            case DT_C128: { double x[2] = { v, expect_im[i] }; memcpy(p, x, 16); } break;
-            default: break;
-            }
-            size_t part = dtype_is_complex(dt) ? es / 2 : es;
-            for (size_t k = 0; k < es; k += part)
-                for (size_t b = 0; b < part; b++)
-                    swapped[es * (size_t)i + k + b] = p[k + part - 1 - b];
+            tt_store(dt, v, expect_im[i], p);
+            tt_swap_elem(dt, p, swapped + es * (size_t)i);
         }
         for (int swap = 0; swap < 2; swap++)
             for (int strided = 0; strided < 2; strided++) {

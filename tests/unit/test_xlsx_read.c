@@ -26,21 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 static cell cs(const char *s) { return cell_str(s, strlen(s)); }
 
 static xlsx_book *open_ok(const char *path)
@@ -81,7 +66,7 @@ static void expect_empty(const xlsx_row *r, size_t col)
 
 static void test_reads_table_writer_output(void **state)
 {
-    char *path = tu_path(dir, "ours.xlsx");
+    char *path = tu_path(tu_dir, "ours.xlsx");
     static const char *const header[] = {"NPU Name", "value", "text", "empty"};
     table_writer *t = table_open(path, TABLE_XLSX, header, 4);
     assert_non_null(t);
@@ -127,7 +112,7 @@ static void test_reads_table_writer_output(void **state)
 
 static void test_multi_sheet_workbook(void **state)
 {
-    char *path = tu_path(dir, "sheets.xlsx");
+    char *path = tu_path(tu_dir, "sheets.xlsx");
     static const char *const h1[] = {"NPU Name", "rank0"};
     static const char *const h2[] = {"NPU Name", "rank0", "rank1"};
     table_writer *t = table_open_sheet(path, TABLE_XLSX, "Max diff", h1, 2);
@@ -167,7 +152,7 @@ static void test_multi_sheet_workbook(void **state)
     xlsx_close(b);
 
     /* csv tables have one sheet */
-    char *csv = tu_path(dir, "one.csv");
+    char *csv = tu_path(tu_dir, "one.csv");
     t = table_open_sheet(csv, TABLE_CSV, "x", h1, 2);
     assert_non_null(t);
     err_clear();
@@ -231,7 +216,7 @@ static const char sheet2[] =
 
 static char *write_package(const char *name, const part *parts, size_t n, int method)
 {
-    char *path = tu_path(dir, name);
+    char *path = tu_path(tu_dir, name);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     zip_writer w;
@@ -345,7 +330,7 @@ static int count_rows(void *ctx, size_t row, const xcell *cells, size_t n)
 
 static void test_big_sheet_streams(void **state)
 {
-    char *path = tu_path(dir, "big.xlsx");
+    char *path = tu_path(tu_dir, "big.xlsx");
     static const char *const header[] = {"name", "n", "pad"};
     table_writer *t = table_open(path, TABLE_XLSX, header, 3);
     char pad[301];
@@ -458,11 +443,11 @@ static void test_malformed_packages(void **state)
 
 static void test_not_a_package(void **state)
 {
-    char *empty = tu_write(dir, "empty.xlsx", "", 0);
+    char *empty = tu_write(tu_dir, "empty.xlsx", "", 0);
     expect_open_fails(empty, "the file is empty");
-    char *text = tu_write(dir, "text.xlsx", "NPU Name,rank0\n", (size_t)-1);
+    char *text = tu_write(tu_dir, "text.xlsx", "NPU Name,rank0\n", (size_t)-1);
     expect_open_fails(text, "not a zip package");
-    char *missing = tu_path(dir, "missing.xlsx");
+    char *missing = tu_path(tu_dir, "missing.xlsx");
     err_clear();
     assert_null(xlsx_open(missing));
     tu_assert_err("missing.xlsx");
@@ -479,7 +464,7 @@ static void test_truncated_and_corrupt(void **state)
     char *data = tu_read(path, &n);
     int failures = 0;
     for (size_t len = 0; len < n; len += len < 64 ? 1 : 37) {
-        char *cut = tu_write(dir, "cut.xlsx", data, len);
+        char *cut = tu_write(tu_dir, "cut.xlsx", data, len);
         expect_open_fails(cut, "malformed xlsx");
         failures++;
         free(cut);
@@ -491,7 +476,7 @@ static void test_truncated_and_corrupt(void **state)
     size_t off = (size_t)(at - data) + 24 + 40;
     for (int k = 0; k < 8; k++)
         data[off + (size_t)k] ^= 0x5A;
-    char *bad = tu_write(dir, "corrupt.xlsx", data, n);
+    char *bad = tu_write(tu_dir, "corrupt.xlsx", data, n);
     expect_open_fails(bad, "xl/worksheets/sheet1.xml");
     free(bad);
     free(data);
@@ -595,5 +580,5 @@ int main(void)
         cmocka_unit_test(test_truncated_and_corrupt),
         cmocka_unit_test(test_msprobe_corpus),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

@@ -24,21 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char *dir;
-
-static int setup(void **state)
-{
-    dir = tu_mkdtemp();
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    tu_rmtree(dir);
-    free(dir);
-    return 0;
-}
-
 typedef struct {
     char *buf;
     arena a;
@@ -453,9 +438,9 @@ static void test_files(void **state)
     arena a;
     arena_init(&a, 4096);
     jval v;
-    char *good = tu_write(dir, "cfg.yaml", "api: [a]\n", (size_t)-1);
-    char *yml = tu_write(dir, "cfg.yml", "api: [a]\n", (size_t)-1);
-    char *txt = tu_write(dir, "cfg.txt", "api: [a]\n", (size_t)-1);
+    char *good = tu_write(tu_dir, "cfg.yaml", "api: [a]\n", (size_t)-1);
+    char *yml = tu_write(tu_dir, "cfg.yml", "api: [a]\n", (size_t)-1);
+    char *txt = tu_write(tu_dir, "cfg.txt", "api: [a]\n", (size_t)-1);
     assert_int_equal(yaml_load_file(good, YAML_SUFFIX_YAML, &a, &v), 0);
     assert_int_equal(v.type, J_OBJECT);
     assert_int_equal(yaml_load_file(yml, YAML_SUFFIX_YAML_OR_YML, &a, &v), 0);
@@ -467,14 +452,14 @@ static void test_files(void **state)
     assert_int_equal(yaml_load_file(txt, YAML_SUFFIX_YAML_OR_YML, &a, &v), -1);
     tu_assert_err("cfg.txt: ", ".yml");
 
-    char *link = tu_path(dir, "link.yaml");
+    char *link = tu_path(tu_dir, "link.yaml");
     assert_int_equal(symlink(good, link), 0);
     err_clear();
     assert_int_equal(yaml_load_file(link, YAML_SUFFIX_YAML, &a, &v), -1);
     tu_assert_err("link.yaml");
 
     /* a sparse file of exactly 1 GiB is refused before anything is read */
-    char *huge = tu_path(dir, "huge.yaml");
+    char *huge = tu_path(tu_dir, "huge.yaml");
     FILE *f = fopen(huge, "wb");
     assert_non_null(f);
     assert_int_equal(ftruncate(fileno(f), (off_t)YAML_MAX_FILE_SIZE), 0);
@@ -484,7 +469,7 @@ static void test_files(void **state)
     tu_assert_err("huge.yaml", "too large");
 
     err_clear();
-    char *missing = tu_path(dir, "missing.yaml");
+    char *missing = tu_path(tu_dir, "missing.yaml");
     assert_int_equal(yaml_load_file(missing, YAML_SUFFIX_YAML, &a, &v), -1);
     tu_assert_err("missing.yaml");
     arena_free(&a);
@@ -512,5 +497,5 @@ int main(void)
         cmocka_unit_test(test_timestamps_are_marked),
         cmocka_unit_test(test_files),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

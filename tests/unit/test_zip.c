@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "files.h"
+#include "le.h"
 #include "log.h"
 #include "strbuf.h"
 #include "zip.h"
@@ -15,31 +16,12 @@
 #include <string.h>
 #include <zlib.h>
 
-static void put16(unsigned char *p, unsigned v)
-{
-    p[0] = (unsigned char)v;
-    p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    put16(p, v & 0xffff);
-    put16(p + 2, v >> 16);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
-
-static uint32_t get32(const unsigned char *p) { return (uint32_t)p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* Find the n-th occurrence of a 4-byte signature. */
 static size_t find_sig(const strbuf *sb, uint32_t sig, int nth)
 {
     for (size_t i = 0; i + 4 <= sb->len; i++)
-        if (get32((unsigned char *)sb->buf + i) == sig && nth-- == 0)
+        if (le_get32((unsigned char *)sb->buf + i) == sig && nth-- == 0)
             return i;
     fail_msg("signature %08x not found", sig);
     return 0;
@@ -133,12 +115,12 @@ static void test_zip64_records(void **state)
     size_t eocd = find_sig(&sb, 0x06054b50u, 0);
     unsigned char *e = (unsigned char *)sb.buf + eocd;
     assert_int_equal(e[10] | e[11] << 8, 0xffff);
-    assert_int_equal(get32(e + 16), 0xffffffffu);
+    assert_int_equal(le_get32(e + 16), 0xffffffffu);
     size_t cd = find_sig(&sb, 0x02014b50u, 0);
-    assert_int_equal(get32((unsigned char *)sb.buf + cd + 42), 0xffffffffu);
+    assert_int_equal(le_get32((unsigned char *)sb.buf + cd + 42), 0xffffffffu);
     check_archive((unsigned char *)sb.buf, sb.len, 0, 64);
     /* a trailing archive comment is allowed */
-    put16(e + 20, 7);
+    le_put16(e + 20, 7);
     sb_adds(&sb, "comment");
     check_archive((unsigned char *)sb.buf, sb.len, 0, 64);
     sb_free(&sb);
@@ -182,41 +164,41 @@ typedef struct {
 static void c_truncate_tail(strbuf *sb) { sb->len -= 30; }
 static void c_tiny(strbuf *sb) { sb->len = 10; }
 static void c_no_eocd(strbuf *sb) { sb->buf[find_sig(sb, 0x06054b50u, 0)] = 'X'; }
-static void c_cd_offset(strbuf *sb) { put32((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 16, 0x7fffffff); }
-static void c_cd_size(strbuf *sb) { put32((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 12, 0x7fffffff); }
+static void c_cd_offset(strbuf *sb) { le_put32((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 16, 0x7fffffff); }
+static void c_cd_size(strbuf *sb) { le_put32((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 12, 0x7fffffff); }
 static void c_count(strbuf *sb)
 {
     unsigned char *e = (unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0);
-    put16(e + 8, 60000);
-    put16(e + 10, 60000);
+    le_put16(e + 8, 60000);
+    le_put16(e + 10, 60000);
 }
 static void c_count_small_cd(strbuf *sb)
 {
     unsigned char *e = (unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0);
-    put16(e + 10, 4); /* 4 entries but the directory holds 3 */
-    put32(e + 12, get32(e + 12) + 46);
-    put32(e + 16, get32(e + 16) - 46);
+    le_put16(e + 10, 4); /* 4 entries but the directory holds 3 */
+    le_put32(e + 12, le_get32(e + 12) + 46);
+    le_put32(e + 16, le_get32(e + 16) - 46);
 }
-static void c_multidisk(strbuf *sb) { put16((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 4, 1); }
+static void c_multidisk(strbuf *sb) { le_put16((unsigned char *)sb->buf + find_sig(sb, 0x06054b50u, 0) + 4, 1); }
 static void c_central_sig(strbuf *sb) { sb->buf[find_sig(sb, 0x02014b50u, 1)] = 'Q'; }
-static void c_name_len(strbuf *sb) { put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 2) + 28, 5000); }
+static void c_name_len(strbuf *sb) { le_put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 2) + 28, 5000); }
 static void c_extra_overrun(strbuf *sb)
 {
     unsigned char *c = (unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1);
-    put16(c + 2 + 46 + 10, 500); /* zip64 extra length field of entry 2 */
+    le_put16(c + 2 + 46 + 10, 500); /* zip64 extra length field of entry 2 */
 }
-static void c_local_offset(strbuf *sb) { put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 42, 0xfffff); }
+static void c_local_offset(strbuf *sb) { le_put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 42, 0xfffff); }
 static void c_local_sig(strbuf *sb) { sb->buf[find_sig(sb, 0x04034b50u, 1)] = 'Q'; }
 static void c_local_name(strbuf *sb) { sb->buf[find_sig(sb, 0x04034b50u, 1) + 30] = 'X'; }
 static void c_local_extra(strbuf *sb)
 {
     /* local extra length pointing the data past the end of the file */
-    put16((unsigned char *)sb->buf + find_sig(sb, 0x04034b50u, 1) + 28, 0xffff);
+    le_put16((unsigned char *)sb->buf + find_sig(sb, 0x04034b50u, 1) + 28, 0xffff);
 }
-static void c_comp_size(strbuf *sb) { put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 20, 0x7ffffff0); }
-static void c_stored_sizes(strbuf *sb) { put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 4999); }
-static void c_encrypted(strbuf *sb) { put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 8, 1); }
-static void c_bzip2(strbuf *sb) { put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 10, 12); }
+static void c_comp_size(strbuf *sb) { le_put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 20, 0x7ffffff0); }
+static void c_stored_sizes(strbuf *sb) { le_put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 4999); }
+static void c_encrypted(strbuf *sb) { le_put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 8, 1); }
+static void c_bzip2(strbuf *sb) { le_put16((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 10, 12); }
 static void c_deflate_garbage(strbuf *sb)
 {
     unsigned char *l = (unsigned char *)sb->buf + find_sig(sb, 0x04034b50u, 1);
@@ -227,33 +209,33 @@ static void c_deflate_garbage(strbuf *sb)
 static void c_deflate_short(strbuf *sb)
 {
     unsigned char *c = (unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1);
-    put32(c + 20, get32(c + 20) / 2); /* stream cut in half */
+    le_put32(c + 20, le_get32(c + 20) / 2); /* stream cut in half */
 }
 static void c_declared_smaller(strbuf *sb)
 {
-    put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 4000);
+    le_put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 4000);
 }
 static void c_declared_larger(strbuf *sb)
 {
-    put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 5001);
+    le_put32((unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1) + 24, 5001);
 }
 static void c_bomb(strbuf *sb)
 {
     /* zip64: a few hundred compressed bytes claiming a terabyte */
     unsigned char *c = (unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1);
-    put64(c + 46 + 10 + 4, (uint64_t)1 << 40);
+    le_put64(c + 46 + 10 + 4, (uint64_t)1 << 40);
 }
 static void c_crc(strbuf *sb) { sb->buf[find_sig(sb, 0x02014b50u, 1) + 16] ^= 1; }
 static void c_locator_offset(strbuf *sb)
 {
-    put64((unsigned char *)sb->buf + find_sig(sb, 0x07064b50u, 0) + 8, 1u << 30);
+    le_put64((unsigned char *)sb->buf + find_sig(sb, 0x07064b50u, 0) + 8, 1u << 30);
 }
 static void c_eocd64_sig(strbuf *sb) { sb->buf[find_sig(sb, 0x06064b50u, 0)] = 'Q'; }
 static void c_zip64_no_record(strbuf *sb) { sb->buf[find_sig(sb, 0x07064b50u, 0)] = 'Q'; }
 static void c_missing_zip64_extra(strbuf *sb)
 {
     unsigned char *c = (unsigned char *)sb->buf + find_sig(sb, 0x02014b50u, 1);
-    put16(c + 46 + 10, 0x7777); /* the zip64 extra's id no longer says zip64 */
+    le_put16(c + 46 + 10, 0x7777); /* the zip64 extra's id no longer says zip64 */
 }
 
 static const bad_case bad_cases[] = {

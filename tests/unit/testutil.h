@@ -79,6 +79,26 @@ static inline void tu_rmtree(const char *dir)
     assert_int_not_equal(lstat(dir, &st), 0);
 }
 
+/* The scratch directory of a group of tests, for the tests that need one:
+ * cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown). */
+static char *tu_dir;
+
+static inline int tu_dir_setup(void **state)
+{
+    (void)state;
+    tu_dir = tu_mkdtemp();
+    return 0;
+}
+
+static inline int tu_dir_teardown(void **state)
+{
+    (void)state;
+    tu_rmtree(tu_dir);
+    free(tu_dir);
+    tu_dir = NULL;
+    return 0;
+}
+
 /* Number of entries in a directory, "." and ".." excluded. */
 static inline int tu_count_entries(const char *dir)
 {
