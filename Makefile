@@ -27,20 +27,29 @@ ifeq ($(SAN),1)
   LDFLAGS += -fsanitize=address,undefined
 endif
 
-# Every subcommand family lives in its own folder; cmd/ only dispatches.
-SUBDIRS  := compare parse nan_analyze config_check monitor
-LIB_SRC  := $(wildcard lib/*.c)
-SUB_SRC  := $(foreach d,$(SUBDIRS),$(wildcard $(d)/*.c))
+# lib/ is the library (libmsprobe.a, lib/ alone); every subcommand family
+# lives in its own folder (libcommands.a); cmd/ only dispatches. Test-only
+# writers (npy, pt, zip) live in tests/support (libtestsupport.a).
+SUBDIRS  := compare parse nan_analyze config_check monitor graph
+LIB_SRC  := $(shell find lib -name '*.c' | LC_ALL=C sort)
+SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
-OBJ_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC) $(SUB_SRC))
+SUP_SRC  := $(wildcard tests/support/*.c)
+OBJ_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
+OBJ_SUB  := $(patsubst %.c,$(BUILD)/%.o,$(SUB_SRC))
 OBJ_CMD  := $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRC))
+OBJ_SUP  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRC))
 ARCHIVE  := $(BUILD)/libmsprobe.a
+COMMANDS := $(BUILD)/libcommands.a
+SUPPORT  := $(BUILD)/libtestsupport.a
 BIN      := $(BUILD)/msprobe
+TEST_INC := -Itests/support
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+TEST_LIBS = $(COMMANDS) $(SUPPORT) $(ARCHIVE)
 
 .PHONY: all test test-plain test-asan check demo bench install clean units tools
 
@@ -50,21 +59,33 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/tests/support/%.o: tests/support/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
 $(ARCHIVE): $(OBJ_LIB)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(OBJ_CMD) $(ARCHIVE)
-	$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $(OBJ_CMD) $(ARCHIVE) $(LDLIBS)
+$(COMMANDS): $(OBJ_SUB)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/tests/%: tests/unit/%.c $(ARCHIVE)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) $(shell pkg-config --cflags cmocka) -MMD -MP \
-	    -o $@ $< $(ARCHIVE) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
+$(SUPPORT): $(OBJ_SUP)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/tools/%: tests/tools/%.c $(ARCHIVE)
+$(BIN): $(OBJ_CMD) $(COMMANDS) $(ARCHIVE)
+	$(CC) $(LDFLAGS) $(CFLAGS) -o $@ $(OBJ_CMD) $(COMMANDS) $(ARCHIVE) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -o $@ $< $(ARCHIVE) $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) $(shell pkg-config --cflags cmocka) -MMD -MP \
+	    -o $@ $< $(TEST_LIBS) $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+$(BUILD)/tools/%: tests/tools/%.c $(TEST_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIBS) $(LDFLAGS) $(LDLIBS)
 
 units: $(UNIT_BIN)
 tools: $(TOOL_BIN)

@@ -1,8 +1,9 @@
 /* msprobe: one binary, one table of subcommands (like git). The subcommand
  * is argv[1], or comes from the program name (msprobe-compare), and may be
  * preceded by msprobe 8.x's global framework option: -f pytorch|mindspore. */
-#include "cmd.h"
-#include "log.h"
+#include "compare/commands.h"
+#include "parse/commands.h"
+#include "base/log.h"
 
 #include <stdio.h>
 #include <string.h>

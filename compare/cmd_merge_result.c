@@ -1,7 +1,7 @@
 /* `msprobe merge_result`: command line (msprobe 8.x spellings). */
-#include "cmd/cmd.h"
-#include "log.h"
-#include "merge.h"
+#include "compare/commands.h"
+#include "base/log.h"
+#include "compare/merge/merge.h"
 
 #include <stdio.h>
 #include <string.h>

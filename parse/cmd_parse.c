@@ -1,12 +1,13 @@
 /* `msprobe parse`: look inside one tensor file (.npy or .pt), or compare two
  * with msprobe's ALL-mode metrics. */
-#include "cmd/cmd.h"
-#include "jsonw.h"
-#include "log.h"
-#include "metrics.h"
-#include "numfmt.h"
-#include "strbuf.h"
-#include "tensor.h"
+#include "parse/commands.h"
+#include "format/jsonw.h"
+#include "base/log.h"
+#include "format/tensor_file.h"
+#include "model/metrics.h"
+#include "py/numfmt.h"
+#include "base/strbuf.h"
+#include "format/tensor.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -11,6 +11,13 @@ fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+echo "== include layers"
+if python3 tests/lint/check_layers.py .; then
+    echo "ok   no include cycle, no upward include, path includes only"
+else
+    fail=1
+fi
+
 echo "== unit tests ($BUILD)"
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue

@@ -11,11 +11,14 @@
  * bfloat16, float16, float64).  Reported: GB/s of tensor data (both
  * tensors) per core.
  */
-#include "log.h"
-#include "metrics.h"
-#include "npy.h"
-#include "pt.h"
-#include "tensor.h"
+#include "base/log.h"
+#include "pt_write.h"
+#include "npy_write.h"
+#include "format/tensor_file.h"
+#include "model/metrics.h"
+#include "format/npy.h"
+#include "format/pt.h"
+#include "format/tensor.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * tensors (float32-rounded, magnitudes 1e-8..1e4), full-precision doubles,
  * small integers and short decimals like 0.125 or 1e-05.
  */
-#include "numfmt.h"
+#include "py/numfmt.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -23,10 +23,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "log.h"
-#include "npy.h"
-#include "pt.h"
-#include "tensor.h"
+#include "base/log.h"
+#include "pt_write.h"
+#include "npy_write.h"
+#include "format/npy.h"
+#include "format/pt.h"
+#include "format/tensor.h"
 
 #include "gen_model.h"
 

@@ -29,10 +29,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "arena.h"
-#include "files.h"
-#include "log.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "base/strbuf.h"
 
 #include "gen_model.h"
 #include "gen_json.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 
 #include "gen_model.h"
 #include "pyrepr.h"

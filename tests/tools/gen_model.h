@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arena.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "base/strbuf.h"
 
 /* ------------------------------------------------------------------ types */
 

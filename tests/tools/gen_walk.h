@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "gen_model.h"
-#include "log.h"
+#include "base/log.h"
 
 /* ------------------------------------------------------------ item makers */
 

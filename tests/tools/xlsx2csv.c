@@ -3,11 +3,11 @@
  * them (ints without ".0", floats by repr), booleans True/False. Each sheet
  * starts with a line "## NAME". Used by the CLI tests to compare written
  * workbooks with golden text. */
-#include "log.h"
-#include "numfmt.h"
-#include "strbuf.h"
-#include "table.h"
-#include "xlsx_read.h"
+#include "base/log.h"
+#include "py/numfmt.h"
+#include "base/strbuf.h"
+#include "model/table.h"
+#include "format/xlsx_read.h"
 
 #include <math.h>
 #include <stdio.h>

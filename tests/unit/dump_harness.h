@@ -4,8 +4,8 @@
 #ifndef MSP_DUMP_HARNESS_H
 #define MSP_DUMP_HARNESS_H
 
-#include "dump.h"
-#include "log.h"
+#include "model/dump.h"
+#include "base/log.h"
 
 /* Writes `json` as tu_dir/<base> and loads it. The path stays valid until the
  * next call. */

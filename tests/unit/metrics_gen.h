@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "tensor.h"
+#include "model/metrics.h"
+#include "format/tensor.h"
 
 typedef struct {
     const char *name;

@@ -15,8 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "tensor.h"
+#include "base/log.h"
+#include "format/tensor_file.h"
+#include "format/tensor.h"
 
 #define TT_FIXTURES "testdata/tensors/"
 

@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "commgraph.h"
-#include "strbuf.h"
+#include "model/commgraph.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 #include <stdio.h>

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compare/compare.h"
-#include "log.h"
-#include "table.h"
+#include "compare/pipeline/compare.h"
+#include "base/log.h"
+#include "model/table.h"
 
 static char tmpdir[] = "/tmp/msprobe_test_compare_XXXXXX";
 

@@ -7,10 +7,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "csv_read.h"
-#include "log.h"
-#include "strbuf.h"
-#include "table.h"
+#include "format/csv_read.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "model/table.h"
 #include "testutil.h"
 
 #include <stdlib.h>

@@ -10,12 +10,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare/compare.h"
-#include "compare/diff_analyze.h"
-#include "files.h"
-#include "json.h"
-#include "jsonw.h"
-#include "strbuf.h"
+#include "compare/pipeline/compare.h"
+#include "compare/first_diff/diff_analyze.h"
+#include "base/files.h"
+#include "format/json.h"
+#include "format/jsonw.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 #include "a13.h"
 

@@ -13,11 +13,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "dump.h"
-#include "log.h"
-#include "pdnum.h"
-#include "pystr.h"
-#include "strbuf.h"
+#include "model/dump.h"
+#include "base/log.h"
+#include "py/pdnum.h"
+#include "py/pystr.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 #include <math.h>

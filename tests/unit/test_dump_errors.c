@@ -6,8 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "dump.h"
-#include "log.h"
+#include "model/dump.h"
+#include "base/log.h"
 #include "testutil.h"
 #include "dump_harness.h"
 

@@ -6,8 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "log.h"
+#include "base/files.h"
+#include "base/log.h"
 #include "testutil.h"
 
 #include <signal.h>

@@ -10,10 +10,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "arena.h"
-#include "json.h"
-#include "log.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "format/json.h"
+#include "base/log.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 #include <math.h>

@@ -9,10 +9,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare/compare.h"
-#include "compare/layer_mapping.h"
-#include "compare/mapping.h"
-#include "log.h"
+#include "compare/pipeline/compare.h"
+#include "compare/mapping/layer_mapping.h"
+#include "compare/mapping/mapping.h"
+#include "base/log.h"
 #include "testutil.h"
 
 #include <stdlib.h>

@@ -11,12 +11,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare/merge.h"
-#include "log.h"
-#include "strbuf.h"
-#include "table.h"
+#include "compare/merge/merge.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "model/table.h"
 #include "testutil.h"
-#include "xlsx_read.h"
+#include "format/xlsx_read.h"
 
 #include <math.h>
 #include <stdlib.h>

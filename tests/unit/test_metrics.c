@@ -9,11 +9,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "metrics.h"
-#include "metrics_scan.h"
-#include "pool.h"
-#include "tensor.h"
+#include "base/log.h"
+#include "model/metrics.h"
+#include "model/metrics_scan.h"
+#include "base/pool.h"
+#include "format/tensor.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,8 +6,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "npy.h"
+#include "base/log.h"
+#include "npy_write.h"
+#include "format/tensor_file.h"
+#include "format/npy.h"
 #include "tensor_testutil.h"
 
 #include <math.h>

@@ -9,9 +9,9 @@
  * NUMFMT_TEST_SCALE (default 1) multiplies the randomized iteration
  * counts; NUMFMT_TEST_SEED picks another random sequence.
  */
-#include "pow10.c"
-#include "numfmt.c"
-#include "numparse.c"
+#include "py/pow10.c"
+#include "py/numfmt.c"
+#include "py/numparse.c"
 
 #include <setjmp.h>
 #include <stdarg.h>

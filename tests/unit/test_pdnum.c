@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "pdnum.h"
+#include "py/pdnum.h"
 
 #include <math.h>
 #include <stdint.h>

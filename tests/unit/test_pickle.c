@@ -6,8 +6,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "pickle.h"
+#include "base/log.h"
+#include "format/pickle.h"
 
 #include <stdlib.h>
 #include <string.h>

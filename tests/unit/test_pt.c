@@ -7,10 +7,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "log.h"
-#include "pt.h"
-#include "zip.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "zip_write.h"
+#include "pt_write.h"
+#include "format/tensor_file.h"
+#include "format/pt.h"
+#include "format/zip.h"
 #include "tensor_testutil.h"
 
 #include <math.h>

@@ -7,10 +7,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "arena.h"
-#include "json.h"
-#include "pystr.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "format/json.h"
+#include "py/pystr.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 #include <math.h>

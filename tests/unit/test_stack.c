@@ -6,9 +6,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "stack.h"
-#include "strbuf.h"
+#include "base/log.h"
+#include "model/stack.h"
+#include "base/strbuf.h"
 #include "testutil.h"
 
 #include <stdlib.h>

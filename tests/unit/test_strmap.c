@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "strmap.h"
+#include "base/strmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,12 +8,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "log.h"
-#include "strbuf.h"
-#include "table.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "model/table.h"
 #include "testutil.h"
-#include "zip.h"
+#include "format/zip.h"
 
 #include <math.h>
 #include <stdint.h>

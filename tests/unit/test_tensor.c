@@ -4,8 +4,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "log.h"
-#include "tensor.h"
+#include "base/log.h"
+#include "format/tensor_file.h"
+#include "format/tensor.h"
 #include "tensor_testutil.h"
 
 #include <math.h>

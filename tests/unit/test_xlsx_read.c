@@ -12,14 +12,15 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "csv_read.h"
-#include "files.h"
-#include "log.h"
-#include "strbuf.h"
-#include "table.h"
+#include "format/csv_read.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "zip_write.h"
+#include "base/strbuf.h"
+#include "model/table.h"
 #include "testutil.h"
-#include "xlsx_read.h"
-#include "zip.h"
+#include "format/xlsx_read.h"
+#include "format/zip.h"
 
 #include <glob.h>
 #include <math.h>

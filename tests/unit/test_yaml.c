@@ -11,13 +11,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "arena.h"
-#include "json.h"
-#include "log.h"
-#include "pystr.h"
-#include "strbuf.h"
+#include "base/arena.h"
+#include "format/json.h"
+#include "base/log.h"
+#include "py/pystr.h"
+#include "base/strbuf.h"
 #include "testutil.h"
-#include "yaml_read.h"
+#include "format/yaml_read.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,11 +7,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "json.h"
-#include "log.h"
-#include "strbuf.h"
-#include "yaml_read.h"
-#include "yaml_write.h"
+#include "format/json.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "format/yaml_read.h"
+#include "format/yaml_write.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,11 +6,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "files.h"
-#include "le.h"
-#include "log.h"
-#include "strbuf.h"
-#include "zip.h"
+#include "base/files.h"
+#include "base/le.h"
+#include "base/log.h"
+#include "zip_write.h"
+#include "base/strbuf.h"
+#include "format/zip.h"
 
 #include <stdlib.h>
 #include <string.h>

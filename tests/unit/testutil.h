@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 
 static inline char *tu_mkdtemp(void)
 {

@@ -1,0 +1,265 @@
+/* Layer mapping (spec/compare.md §4.7 steps 4-6), with the behaviour of
+ * msprobe 8.1.0's core/compare/layer_mapping/layer_mapping.py: the user's
+ * renaming rules, pairing each target entry with the bench entry at the
+ * translated place of the tree of scopes (layer_scope.c), pairing their
+ * rows, and the data_mapping yaml. */
+#include "compare/mapping/layer_mapping.h"
+#include "base/files.h"
+#include "compare/mapping/layer_scope.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "format/yaml_read.h"
+#include "format/yaml_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rules of the yaml, longest first among those of a class and first part. */
+typedef struct {
+    strmap map;                            /* "Class\0sub.path" -> target */
+    const char **target;
+    size_t n, max_level;
+} lm_rules;
+
+/* ---- the user's layer mapping ------------------------------------------ */
+
+/* The rules of class `type`, written under `as` in the file. */
+static int add_rules(lm_rules *r, const char *file, const char *type, size_t tlen, const char *as, const jval *dict,
+                     arena *m)
+{
+    if (dict->type != J_OBJECT)
+        return err_input(file, "the layer mapping of %s must be a dict of sub-path: bench name", as);
+    for (uint32_t i = 0; i < dict->len; i++) {
+        const jmember *mb = &dict->u.members[i];
+        if (mb->val.type != J_STRING)
+            return err_input(file, "the layer mapping of %s: %.*s must be a name (a string)", as, (int)mb->keylen,
+                             mb->key);
+        /* "name(comment)": only the name counts */
+        const char *open = memchr(mb->val.u.str, '(', mb->val.len);
+        size_t vl = open ? (size_t)(open - mb->val.u.str) : mb->val.len;
+        char *type_z = lm_cat(m, type, tlen, "", 0);
+        char *key = lm_cat(m, type_z, tlen + 1, mb->key, mb->keylen);   /* "Class\0sub.path" */
+        int added;
+        size_t *slot = strmap_put(&r->map, key, tlen + 1 + mb->keylen, r->n, &added);
+        if (!added)
+            continue;
+        r->target = xrealloc(r->target, (r->n + 1) * sizeof *r->target);
+        r->target[r->n++] = arena_strndup(m, mb->val.u.str, vl);
+        (void)slot;
+        size_t level = lm_count_dots(mb->key, mb->keylen) + 1;
+        if (level > r->max_level)
+            r->max_level = level;
+    }
+    return 0;
+}
+
+/* { Class: { "sub.path": "bench_name" } }; the old top-level name "Cell"
+ * stands for TopLayer (and replaces it). An empty file has no rules. */
+static int load_rules(lm_rules *r, const char *file, arena *m)
+{
+    memset(r, 0, sizeof *r);
+    if (!file)
+        return 0;
+    jval root;
+    if (yaml_load_file(file, YAML_SUFFIX_YAML_OR_YML, m, &root) != 0)
+        return -1;
+    if (root.type == J_NULL)
+        return 0;
+    if (root.type != J_OBJECT)
+        return err_input(file, "a layer mapping is a dict of class name: {sub-path: bench name}");
+    const jval *cell_rules = json_get(&root, "Cell");
+    if (cell_rules && cell_rules->type == J_NULL)
+        cell_rules = NULL;
+    for (uint32_t i = 0; i < root.len; i++) {
+        const jmember *mb = &root.u.members[i];
+        if (json_key_is(mb, "Cell") || (cell_rules && json_key_is(mb, LM_TOP_LAYER)))
+            continue;
+        char *as = arena_strndup(m, mb->key, mb->keylen);
+        if (add_rules(r, file, mb->key, mb->keylen, as, &mb->val, m) != 0)
+            return -1;
+    }
+    if (cell_rules && add_rules(r, file, LM_TOP_LAYER, strlen(LM_TOP_LAYER), "Cell", cell_rules, m) != 0)
+        return -1;
+    return 0;
+}
+
+/* ---- pairing the entries ------------------------------------------------ */
+
+/* The class of a target node: that of the last entry placed at it, else
+ * the node's own name. */
+static const char *class_of(const lm_side *t, const char *path, size_t len, size_t *clen)
+{
+    size_t *k = strmap_get(&t->node, path, len);
+    if (k) {
+        *clen = strlen(t->items[*k].type_name);
+        return t->items[*k].type_name;
+    }
+    if (len == 0) {
+        *clen = strlen(LM_TOP_LAYER);
+        return LM_TOP_LAYER;
+    }
+    const char *p = path + len;
+    while (p > path && p[-1] != '.')
+        p--;
+    *clen = (size_t)(path + len - p);
+    return p;
+}
+
+/* Walk the target's scope from the top; at each node the rules of its class
+ * may rename the next part(s), the longest matching rule first. */
+static size_t bench_item(const lm_side *t, const lm_side *b, const lm_rules *r, const lm_item *it, strbuf *scope,
+                         strbuf *key)
+{
+    const char *full = it->full;
+    size_t flen = strlen(full);
+    size_t *ends = xmalloc_array(lm_count_dots(full, flen) + 1, sizeof *ends);
+    size_t np = 0;
+    for (size_t i = 0; i <= flen; i++)
+        if (i == flen || full[i] == '.')
+            ends[np++] = i;
+    size_t first_dot = ends[0];
+    sb_reset(scope);
+    for (size_t idx = 0; idx + 1 < np;) {
+        size_t clen;
+        const char *cls = class_of(t, full + first_dot, ends[idx] - first_dot, &clen);
+        size_t step = 0, max = r->max_level < np - 1 - idx ? r->max_level : np - 1 - idx;
+        for (size_t level = max; level >= 1 && !step; level--) {
+            sb_reset(key);
+            sb_add(key, cls, clen);
+            sb_addc(key, 0);
+            sb_add(key, full + ends[idx] + 1, ends[idx + level] - ends[idx] - 1);
+            size_t *ti = strmap_get(&r->map, key->buf, key->len);
+            if (ti) {
+                sb_addc(scope, '.');
+                sb_adds(scope, r->target[*ti]);
+                step = level;
+            }
+        }
+        if (!step) {
+            sb_add(scope, full + ends[idx], ends[idx + 1] - ends[idx]);
+            step = 1;
+        }
+        idx += step;
+    }
+    free(ends);
+    sb_addc(scope, 0);
+    sb_adds(scope, it->state);
+    sb_addf(scope, "%c%zu", 0, it->ordinal);
+    size_t *k = strmap_get(&b->node, scope->buf, scope->len);
+    return k ? *k : (size_t)-1;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+/* Python's s[n:] for n characters. */
+static const char *skip_chars(const char *s, size_t n)
+{
+    for (; *s && n; n--)
+        s += lm_utf8_len((unsigned char)*s);
+    return s;
+}
+
+static size_t count_chars(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+static void add_pair(jval *obj, strmap *seen, const char *name, const char *to)
+{
+    int added;
+    size_t *slot = strmap_put(seen, name, strlen(name), obj->len, &added);
+    jmember *mb = &obj->u.members[*slot];
+    if (added) {
+        mb->key = name;
+        mb->keylen = (uint32_t)strlen(name);
+        obj->len++;
+    }
+    mb->val.type = J_STRING;
+    mb->val.u.str = to;
+    mb->val.len = (uint32_t)strlen(to);
+}
+
+/* Each target entry's bench entry, then row by row: the bench row whose
+ * name goes on like the target row's after the entry name. */
+static jval *pair_rows(const compare_ctx *c, const lm_side *t, const lm_side *b, const lm_rules *r, arena *a)
+{
+    jval *obj = arena_calloc(a, sizeof *obj);
+    obj->type = J_OBJECT;
+    obj->u.members = arena_calloc(a, (c->npu.nrows ? c->npu.nrows : 1) * sizeof *obj->u.members);
+    strmap seen = {0};
+    strmap_init(&seen, c->npu.nrows);
+    strbuf scope = STRBUF_INIT, key = STRBUF_INIT;
+    for (size_t k = 0; k < t->n; k++) {
+        const dump_entry *ne = &c->npu.entries[k];
+        if (!ne->nrows)
+            continue;
+        size_t bi = bench_item(t, b, r, &t->items[k], &scope, &key);
+        strmap suffix = {0};
+        if (bi != (size_t)-1) {
+            const dump_entry *be = &c->bench.entries[bi];
+            size_t skip = count_chars(be->name);
+            strmap_init(&suffix, be->nrows);
+            for (size_t i = 0; i < be->nrows; i++) {
+                const char *rn = c->bench.rows[be->first_row + i].name, *s = skip_chars(rn, skip);
+                int added;
+                *strmap_put(&suffix, s, strlen(s), be->first_row + i, &added) = be->first_row + i;
+            }
+        }
+        size_t skip = count_chars(ne->name);
+        for (size_t i = 0; i < ne->nrows; i++) {
+            const char *rn = c->npu.rows[ne->first_row + i].name, *s = skip_chars(rn, skip);
+            size_t *bj = bi != (size_t)-1 ? strmap_get(&suffix, s, strlen(s)) : NULL;
+            add_pair(obj, &seen, rn, bj ? c->bench.rows[*bj].name : "N/A");
+        }
+        strmap_free(&suffix);
+    }
+    strmap_free(&seen);
+    sb_free(&scope);
+    sb_free(&key);
+    return obj;
+}
+
+static int write_mapping(const compare_ctx *c, const jval *map)
+{
+    strbuf name = STRBUF_INIT, text = STRBUF_INIT;
+    sb_addf(&name, "data_mapping%s_%s.yaml", c->job->suffix, c->opts->stamp);
+    char *path = path_join(c->job->out_dir, sb_str(&name));
+    int rc = -1;
+    yaml_dump_str_map(&text, map);
+    if (dir_create(c->job->out_dir) == 0)
+        rc = file_write_atomic(path, text.buf, text.len);
+    free(path);
+    sb_free(&name);
+    sb_free(&text);
+    return rc;
+}
+
+const jval *layer_mapping_build(compare_ctx *c, const char *yaml_file, arena *a)
+{
+    arena m;
+    arena_init(&m, 1 << 16);
+    lm_side t, b;
+    memset(&t, 0, sizeof t);
+    memset(&b, 0, sizeof b);
+    lm_rules r;
+    memset(&r, 0, sizeof r);
+    const jval *out = NULL;
+    /* the order of msprobe's checks: target files, bench files, the yaml */
+    if (lm_side_load(&t, &c->npu, 0, &m) == 0 && lm_side_load(&b, &c->bench, 1, &m) == 0 &&
+        load_rules(&r, yaml_file, &m) == 0) {
+        out = pair_rows(c, &t, &b, &r, a);
+        if (c->job && write_mapping(c, out) != 0)
+            out = NULL;
+    }
+    lm_side_free(&t);
+    lm_side_free(&b);
+    strmap_free(&r.map);
+    free(r.target);
+    arena_free(&m);
+    return out;
+}

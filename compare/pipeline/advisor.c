@@ -1,0 +1,63 @@
+/* The advisor file (spec/compare.md §7): the first failing row of the table
+ * and msprobe's advice for it, or that everything reached accuracy. */
+#include "compare/pipeline/compare.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "base/strbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *advice_for(const char *node)
+{
+    static const char *const deterministic[] = {"conv2d", "conv3d", "matmul", "nll_loss", "layer_norm", "lstm"};
+    const char *msg;
+    int output_case = 0;
+    if (strstr(node, "forward")) {
+        if (strstr(node, "input")) {
+            msg = "1. Analyze the model to view the input source.\n"
+                  "2. Check whether an inplace API causes the output result to overwrite the input result. "
+                  "That is, the fault is actually caused by a computation error.\n"
+                  "3. The fault may be caused by memory corruption and further analysis is required.";
+        } else {
+            msg = "This is a forward API computation error. Check the computation implementation.";
+            output_case = 1;
+        }
+    } else if (strstr(node, "input")) {
+        msg = "Check whether the forward computation result is affected.";
+    } else {
+        msg = "This is a backward API computation error. Check the computation implementation.";
+        output_case = 1;
+    }
+    if (output_case)
+        for (size_t i = 0; i < sizeof deterministic / sizeof deterministic[0]; i++)
+            if (strstr(node, deterministic[i])) {
+                msg = "This torch api may be uncertainty in the calculation, "
+                      "can seed_all(mode=True) to enable deterministic computing.";
+                break;
+            }
+    if (strstr(node, "Functional_batch_norm") && strstr(node, "forward_input.1"))
+        msg = "Torch API batch_norm input not fixed, the following suggestions may fix it:\n"
+              "1. If use torch.nn.functional.batch_norm, you can set parameter training=False.\n"
+              "2. If use torch.nn.BatchNormXXX, you can set parameter affine=False.\n"
+              "3. Use seed_all(mode=True) to enable deterministic computing.";
+    return msg;
+}
+
+int write_advisor(compare_ctx *c, const char *path, compare_result *res)
+{
+    (void)c;
+    strbuf sb = STRBUF_INIT;
+    if (res->first_failing == (size_t)-1) {
+        sb_adds(&sb, "Line: NA\nSuspect Nodes: NA\n"
+                     "Expert Advice: All data in comparison result meets the accuracy requirements.\n");
+    } else {
+        const char *node = c->pairs[res->first_failing].n->name;
+        sb_addf(&sb, "Line: %zu\nSuspect Nodes: %s\nExpert Advice: %s\n", res->first_failing, node,
+                advice_for(node));
+    }
+    int rc = file_write_atomic(path, sb.buf, sb.len);
+    sb_free(&sb);
+    return rc;
+}
+

@@ -1,0 +1,225 @@
+/* Writing the result table: rows are rendered (render.c) and handed to the
+ * table writer. csv rows are formatted on all threads, a batch at a time,
+ * and written in order; for xlsx one thread renders the next chunk of rows
+ * while libxlsxwriter writes the current one, so our work hides behind
+ * libxlsxwriter's. */
+#include "compare/pipeline/compare.h"
+#include "base/log.h"
+#include "base/pool.h"
+#include "base/strbuf.h"
+#include "model/table.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW_CHUNK 1024
+
+/* A chunk of rendered rows: cells point into `text` (and into the dumps). */
+typedef struct {
+    size_t from, to;
+    cell *cells;             /* ROW_CHUNK * ncols */
+    row_text *text;          /* ROW_CHUNK */
+    row_counts counts;
+    strbuf csv;
+} chunk;
+
+static void chunk_init(chunk *k, int ncols)
+{
+    memset(k, 0, sizeof *k);
+    k->cells = xmalloc_array((size_t)ROW_CHUNK * (size_t)ncols, sizeof *k->cells);
+    k->text = xcalloc(ROW_CHUNK, sizeof *k->text);
+}
+
+static void chunk_free(chunk *k)
+{
+    for (size_t i = 0; i < ROW_CHUNK; i++) {
+        sb_free(&k->text[i].err);
+        sb_free(&k->text[i].data_name);
+    }
+    free(k->text);
+    free(k->cells);
+    sb_free(&k->csv);
+}
+
+static void chunk_render(const compare_ctx *c, chunk *k, size_t from, int ncols)
+{
+    k->from = from;
+    k->to = from + ROW_CHUNK < c->npairs ? from + ROW_CHUNK : c->npairs;
+    memset(&k->counts, 0, sizeof k->counts);
+    k->counts.first_failing = (size_t)-1;
+    size_t cursor = msgs_from(c, from);
+    for (size_t i = k->from; i < k->to; i++)
+        render_row(c, i, k->cells + (i - k->from) * (size_t)ncols, &k->text[i - k->from], &cursor, &k->counts);
+}
+
+/* ---- csv: format on all threads ---------------------------------------- */
+
+/* A contiguous range of rows formatted by one thread into its own text. */
+typedef struct {
+    const compare_ctx *c;
+    int ncols;
+    size_t from, to;
+    strbuf text;
+    row_counts counts;
+} csv_part;
+
+static void csv_format(void *arg, size_t k)
+{
+    csv_part *part = (csv_part *)arg + k;
+    const compare_ctx *c = part->c;
+    cell cells[32];
+    row_text t = {.err = STRBUF_INIT, .data_name = STRBUF_INIT};
+    size_t cursor = msgs_from(c, part->from);
+    memset(&part->counts, 0, sizeof part->counts);
+    part->counts.first_failing = (size_t)-1;
+    sb_reset(&part->text);
+    for (size_t i = part->from; i < part->to; i++) {
+        render_row(c, i, cells, &t, &cursor, &part->counts);
+        csv_append_row(&part->text, cells, part->ncols);
+    }
+    sb_free(&t.err);
+    sb_free(&t.data_name);
+}
+
+/* Rows go out in batches: each thread formats one slice of the batch, the
+ * slices are written in order; memory stays bounded by one batch of text. */
+#define CSV_ROWS_PER_THREAD 32768
+
+static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
+{
+    csv_part *parts = xcalloc((size_t)threads, sizeof *parts);
+    size_t batch = (size_t)threads * CSV_ROWS_PER_THREAD;
+    int rc = 0;
+    for (size_t first = 0; first < c->npairs && rc == 0; first += batch) {
+        size_t rows = c->npairs - first < batch ? c->npairs - first : batch;
+        size_t per = (rows + (size_t)threads - 1) / (size_t)threads;
+        int used = 0;
+        for (int k = 0; k < threads && (size_t)k * per < rows; k++, used++) {
+            parts[k].c = c;
+            parts[k].ncols = ncols;
+            parts[k].from = first + (size_t)k * per;
+            parts[k].to = parts[k].from + per < first + rows ? parts[k].from + per : first + rows;
+        }
+        pool_for((size_t)used, threads, csv_format, parts);
+        for (int k = 0; k < used && rc == 0; k++) {
+            rc = table_append_csv(t, parts[k].text.buf, parts[k].text.len);
+            add_counts(total, &parts[k].counts);
+        }
+    }
+    for (int k = 0; k < threads; k++)
+        sb_free(&parts[k].text);
+    free(parts);
+    return rc;
+}
+
+/* ---- xlsx: render one chunk ahead of libxlsxwriter ---------------------- */
+
+typedef struct {
+    const compare_ctx *c;
+    int ncols;
+    chunk slot[2];
+    int ready[2];            /* rendered, not yet written */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pipeline;
+
+static void *render_ahead(void *arg)
+{
+    pipeline *p = arg;
+    size_t n = 0;
+    for (size_t from = 0; from < p->c->npairs; from += ROW_CHUNK, n++) {
+        int s = (int)(n & 1);
+        pthread_mutex_lock(&p->mu);
+        while (p->ready[s] && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        int stop = p->stop;
+        pthread_mutex_unlock(&p->mu);
+        if (stop)
+            break;
+        chunk_render(p->c, &p->slot[s], from, p->ncols);
+        pthread_mutex_lock(&p->mu);
+        p->ready[s] = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+    return NULL;
+}
+
+static int write_chunk_rows(const compare_ctx *c, table_writer *t, const chunk *k, int ncols)
+{
+    for (size_t i = k->from; i < k->to; i++)
+        if (table_row(t, k->cells + (i - k->from) * (size_t)ncols, c->fill[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
+{
+    pipeline p = {.c = c, .ncols = ncols};
+    chunk_init(&p.slot[0], ncols);
+    chunk_init(&p.slot[1], ncols);
+    int rc = 0;
+    pthread_t tid;
+    /* the lock and condition exist before the thread that waits on them */
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    if (threads < 2 || pthread_create(&tid, NULL, render_ahead, &p) != 0) {
+        for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK) {
+            chunk_render(c, &p.slot[0], from, ncols);
+            rc = write_chunk_rows(c, t, &p.slot[0], ncols);
+            add_counts(total, &p.slot[0].counts);
+        }
+    } else {
+        size_t n = 0;
+        for (size_t from = 0; from < c->npairs && rc == 0; from += ROW_CHUNK, n++) {
+            int s = (int)(n & 1);
+            pthread_mutex_lock(&p.mu);
+            while (!p.ready[s])
+                pthread_cond_wait(&p.cv, &p.mu);
+            pthread_mutex_unlock(&p.mu);
+            rc = write_chunk_rows(c, t, &p.slot[s], ncols);
+            add_counts(total, &p.slot[s].counts);
+            pthread_mutex_lock(&p.mu);
+            p.ready[s] = 0;
+            p.stop = rc != 0;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+        }
+        pthread_join(tid, NULL);
+    }
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
+    chunk_free(&p.slot[0]);
+    chunk_free(&p.slot[1]);
+    return rc;
+}
+
+int write_result(compare_ctx *c, const char *path, compare_result *res)
+{
+    const char *const *header;
+    int ncols = result_header(c, &header);
+    table_writer *t = table_open(path, c->opts->format, header, ncols);
+    if (!t)
+        return -1;
+    render_stacks(c);
+    row_counts total = {.first_failing = (size_t)-1};
+    int threads = c->opts->threads > 0 ? c->opts->threads : 1;
+    int rc = c->opts->format == TABLE_CSV ? write_csv(c, t, ncols, threads, &total)
+                                          : write_xlsx(c, t, ncols, threads, &total);
+    res->rows = total.rows;
+    res->matched = total.matched;
+    res->unmatched = total.unmatched;
+    res->warning = total.warning;
+    res->different = total.different;
+    res->accuracy_no = total.accuracy_no;
+    res->red = total.red;
+    res->yellow = total.yellow;
+    res->first_failing = total.first_failing;
+    if (rc != 0) {
+        table_abort(t);
+        return -1;
+    }
+    return table_close(t);
+}

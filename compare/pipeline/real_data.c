@@ -1,0 +1,176 @@
+/* Tensor mode (task "tensor", msprobe's ALL mode): every row with a tensor
+ * file on both sides is compared element by element (spec/compare.md §5.4).
+ *
+ * Rows are handed out to all threads; each loads its two files (mapped, not
+ * copied), streams them once through metrics_compare() and releases them, so
+ * memory is bounded by the tensors in flight, not by the dump size.
+ */
+#include "compare/pipeline/compare.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "format/tensor_file.h"
+#include "base/pool.h"
+#include "base/progress.h"
+#include "py/pystr.h"
+#include "base/strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Rows whose NPU name repeats (several rows match one key) all use the data
+ * files of the last such row: msprobe looks them up in a dict keyed by the
+ * NPU name. */
+static size_t *data_source(const compare_ctx *c)
+{
+    size_t *src = xmalloc_array(c->npairs ? c->npairs : 1, sizeof *src);
+    strmap last;
+    strmap_init(&last, c->npairs);
+    for (size_t i = 0; i < c->npairs; i++) {
+        const char *name = c->pairs[i].n->name;
+        int added;
+        size_t *slot = strmap_put(&last, name, strlen(name), i, &added);
+        *slot = i;
+    }
+    for (size_t i = 0; i < c->npairs; i++) {
+        const char *name = c->pairs[i].n->name;
+        src[i] = *strmap_get(&last, name, strlen(name));
+    }
+    strmap_free(&last);
+    return src;
+}
+
+const char *real_data_name(const match_pair *p, int bench)
+{
+    if (!bench)
+        return p->n->data_name;
+    return p->b ? p->b->data_name : "N/A";
+}
+
+/* A data_name is a file name inside dump_tensor_data, nothing else. */
+static int plain_file_name(const char *name)
+{
+    return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
+}
+
+static int load_side(const char *dir, const char *name, tensor *t)
+{
+    if (!plain_file_name(name))
+        return err_input(name, "is not a file name inside dump_tensor_data");
+    char *path = path_join(dir, name);
+    int rc = tensor_load(path, t);
+    free(path);
+    return rc;
+}
+
+typedef struct {
+    compare_ctx *c;
+    const size_t *src;
+    progress *bar;
+} real_job;
+
+static void fill_unsupported(tensor_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int k = 0; k < MET_COUNT; k++)
+        m->kind[k] = MK_UNSUPPORTED;
+}
+
+static void compare_row(compare_ctx *c, size_t i, real_result *r)
+{
+    const match_pair *p = &c->pairs[i];
+    const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
+    fill_unsupported(&r->m);
+    if (!strcmp(nd, "-1")) {
+        r->flag = RD_NO_NPU_FILE;
+    } else if (!strcmp(bd, "-1")) {
+        r->flag = RD_NO_BENCH_FILE;
+    } else if (!p->b) {
+        r->flag = RD_UNMATCHED;
+    } else {
+        tensor tn, tb;
+        int ok = load_side(c->npu_tensor_dir, nd, &tn) == 0;
+        if (ok && load_side(c->bench_tensor_dir, bd, &tb) != 0) {
+            tensor_free(&tn);
+            ok = 0;
+        }
+        if (!ok) {
+            /* msprobe only reports "not found or read failed"; say why too */
+            log_warn("%s", err_message());
+            r->flag = RD_READ_FAILED;
+            return;
+        }
+        if (metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m) != 0) {
+            log_warn("%s", err_message());
+            fill_unsupported(&r->m);
+            r->flag = RD_READ_FAILED;
+        } else {
+            r->flag = RD_COMPARED;
+        }
+        tensor_free(&tn);
+        tensor_free(&tb);
+    }
+}
+
+static void real_chunk(void *arg, size_t chunk)
+{
+    real_job *j = arg;
+    compare_ctx *c = j->c;
+    size_t from = chunk * REAL_CHUNK, to = from + REAL_CHUNK < c->npairs ? from + REAL_CHUNK : c->npairs;
+    for (size_t i = from; i < to; i++)
+        if (j->src[i] == i)
+            compare_row(c, i, &c->real[i]);
+    progress_add(j->bar, to - from);
+}
+
+int compute_real_data(compare_ctx *c, int threads)
+{
+    c->real = xcalloc(c->npairs ? c->npairs : 1, sizeof *c->real);
+    size_t *src = data_source(c);
+    progress bar;
+    progress_start(&bar, "compare tensors", c->npairs);
+    real_job j = {.c = c, .src = src, .bar = &bar};
+    pool_for((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j);
+    progress_end(&bar);
+    for (size_t i = 0; i < c->npairs; i++)
+        if (src[i] != i)
+            c->real[i] = c->real[src[i]];
+    free(src);
+    return 0;
+}
+
+void real_message(const compare_ctx *c, size_t i, strbuf *sb)
+{
+    const real_result *r = &c->real[i];
+    const match_pair *p = &c->pairs[i];
+    switch (r->flag) {
+    case RD_NO_NPU_FILE:
+    case RD_UNMATCHED:
+        /* sic: msprobe says this also when the NPU side has no file */
+        sb_adds(sb, "No bench data matched.");
+        break;
+    case RD_NO_BENCH_FILE:
+        sb_adds(sb, "Bench does not have data file.");
+        break;
+    case RD_READ_FAILED:
+        sb_adds(sb, "Dump file: ");
+        data_name_cell(p, sb);
+        sb_adds(sb, " not found or read failed.");
+        break;
+    default:
+        metrics_message(&r->m, sb);
+        break;
+    }
+    if (c->opts->fuzzy && p->b && strcmp(p->n->name, p->b->name) != 0)
+        sb_adds(sb, " Fuzzy matching data, the comparison accuracy may be affected.");
+}
+
+/* The Data_name cell: Python's repr of [npu_data_name, bench_data_name]. */
+void data_name_cell(const match_pair *p, strbuf *sb)
+{
+    const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
+    sb_addc(sb, '[');
+    py_repr_str(sb, nd, strlen(nd));
+    sb_add(sb, ", ", 2);
+    py_repr_str(sb, bd, strlen(bd));
+    sb_addc(sb, ']');
+}

@@ -1,0 +1,256 @@
+/* One compare of a pair of dump files, from loading to the advisor file. */
+#include "compare/pipeline/compare.h"
+#include "compare/mapping/mapping.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "base/pool.h"
+#include "base/strbuf.h"
+#include "model/table.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* MSPROBE_PROFILE=1 prints the time of each phase on stderr. */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void phase(const char *what, double *t0)
+{
+    static int on = -1;
+    if (on < 0)
+        on = getenv("MSPROBE_PROFILE") != NULL;
+    double t = now_ms();
+    if (on)
+        fprintf(stderr, "profile: %-10s %8.2f ms\n", what, t - *t0);
+    *t0 = t;
+}
+
+typedef struct {
+    const char *path[2];
+    dump_data *out[2];
+    int rc[2];
+    char err[2][2048];
+    int kind[2];
+    unsigned flags;
+} load_task;
+
+static void load_one(void *arg, size_t i)
+{
+    load_task *t = arg;
+    err_clear();
+    t->rc[i] = dump_load_ex(t->path[i], t->flags, t->out[i]);
+    if (t->rc[i]) {
+        snprintf(t->err[i], sizeof t->err[i], "%s", err_message());
+        t->kind[i] = err_kind();
+    }
+}
+
+/* Both sides are parsed at the same time: each is a single-threaded stream. */
+static int load_both(compare_ctx *c, const compare_job *job)
+{
+    load_task t = {.path = {job->npu_json, job->bench_json},
+                   .out = {&c->npu, &c->bench},
+                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0};
+    pool_for(2, 2, load_one, &t);
+    for (int i = 0; i < 2; i++)
+        if (t.rc[i]) {
+            err_copy(t.kind[i], t.err[i]);
+            return -1;
+        }
+    return 0;
+}
+
+static const char *task_text(const dump_data *d) { return d->task ? d->task : d->task_present ? "?" : "None"; }
+
+/* msprobe's get_dump_mode(). */
+static int dump_mode(compare_ctx *c)
+{
+    const dump_data *n = &c->npu, *b = &c->bench;
+    if (!n->task_present || !b->task_present)
+        return err_input(n->path, "Please check the dump task is correct, npu's task is %s, bench's task is %s.",
+                         task_text(n), task_text(b));
+    if (!n->task || !b->task || strcmp(n->task, b->task) != 0)
+        return err_input(n->path, "Please check the dump task is consistent (npu's task is %s, bench's task is %s).",
+                         task_text(n), task_text(b));
+    if (!strcmp(n->task, "statistics")) {
+        if (n->has_md5 != b->has_md5)
+            return err_input(n->path, "Please check the dump task is consistent, dump mode of npu and bench should "
+                                      "both be statistics or md5.");
+        c->mode = n->has_md5 ? MODE_MD5 : MODE_SUMMARY;
+        return 0;
+    }
+    if (!strcmp(n->task, "tensor")) {
+        /* the first-diff analysis compares tensors by their statistics */
+        c->mode = c->opts->first_diff ? MODE_SUMMARY : MODE_ALL;
+        return 0;
+    }
+    if (!strcmp(n->task, "structure"))
+        return err_input(n->path, "dumps of task 'structure' hold no data to compare");
+    return err_input(n->path, "Compare applies only to task is tensor or statistics (task is %s)", n->task);
+}
+
+/* Tensor files are looked up in dump_tensor_data beside each dump.json;
+ * msprobe requires both directories. */
+static int tensor_dirs(compare_ctx *c)
+{
+    const char *json[2] = {c->npu.path, c->bench.path};
+    char **dir[2] = {&c->npu_tensor_dir, &c->bench_tensor_dir};
+    for (int i = 0; i < 2; i++) {
+        char *parent = path_dirname(json[i]);
+        *dir[i] = path_join(parent, "dump_tensor_data");
+        free(parent);
+        if (path_require(*dir[i], 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Validate every stack the table will show before anything is written. */
+static int check_stacks(compare_ctx *c)
+{
+    for (size_t e = 0; e < c->npu.nentries; e++) {
+        if (!c->npu.entries[e].nrows)
+            continue;
+        int bad;
+        stack_get(&c->stack, c->npu.entries[e].name, &bad);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+static char *out_name(const compare_job *job, const compare_opts *o, const char *prefix, const char *ext)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, o->stamp, ext);
+    char *full = path_join(job->out_dir, sb_str(&sb));
+    sb_free(&sb);
+    return full;
+}
+
+static void ctx_free(compare_ctx *c)
+{
+    dump_free(&c->npu);
+    dump_free(&c->bench);
+    if (c->have_stack)
+        stack_free(&c->stack);
+    free(c->pairs);
+    free(c->diffs);
+    free(c->real);
+    free(c->npu_tensor_dir);
+    free((void *)c->npu_keys);
+    if (c->npu_keys)
+        arena_free(&c->key_mem);
+    free(c->bench_tensor_dir);
+    free(c->fill);
+    free(c->msgs);
+}
+
+/* -da: one JSON of API batches instead of the table, highlights and advisor.
+ * msprobe 8.3 names it compare_result for dump.json and debug.json alike. */
+static int first_diff_result(compare_ctx *c, const compare_job *job, compare_result *res)
+{
+    if (dir_create(job->out_dir) != 0)
+        return -1;
+    res->result_path = out_name(job, c->opts, "compare_result", "json");
+    if (write_first_diff(c, res->result_path, res) != 0) {
+        free(res->result_path);
+        res->result_path = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int compare_run_job(const compare_job *job, const compare_opts *opts, compare_result *res)
+{
+    memset(res, 0, sizeof *res);
+    compare_ctx c;
+    memset(&c, 0, sizeof c);
+    c.opts = opts;
+    c.job = job;
+    int rc = -1;
+    double t0 = now_ms();
+    if (load_both(&c, job) != 0)
+        goto out;
+    phase("load", &t0);
+    c.file_type = c.npu.file_type;
+    if (c.npu.file_type != c.bench.file_type) {
+        err_input(job->npu_json, "cannot compare a dump.json with a debug.json (%s)", job->bench_json);
+        goto out;
+    }
+    if (dump_mode(&c) != 0)
+        goto out;
+    c.target_ms = opts->framework ? opts->framework == 'm' : dump_framework(&c.npu) == 'm';
+    c.cross_frame = c.target_ms && dump_framework(&c.bench) == 'p';
+    res->mode = c.mode;
+    if (c.mode == MODE_ALL && tensor_dirs(&c) != 0)
+        goto out;
+    if (job->stack_json) {
+        if (stack_load(job->stack_json, &c.stack) != 0) {
+            stack_free(&c.stack);
+            goto out;
+        }
+        c.have_stack = 1;
+        if (check_stacks(&c) != 0)
+            goto out;
+    }
+    if (mapping_apply(&c, opts->mapping) != 0)
+        goto out;
+    if (match_rows(&c) != 0)
+        goto out;
+    phase("match", &t0);
+    if (c.npairs == 0) {
+        log_warn("%s: Can`t match any op: the target dump has no data rows; no result written.", job->npu_json);
+        rc = 0;
+        goto out;
+    }
+    stats_column_types(&c);
+    if (c.mode == MODE_SUMMARY)
+        compute_diffs(&c, opts->threads);
+    if (opts->first_diff) {
+        rc = first_diff_result(&c, job, res);
+        goto out;
+    }
+    if (c.mode == MODE_ALL && compute_real_data(&c, opts->threads) != 0)
+        goto out;
+    phase("tensors", &t0);
+    if (highlight_rows(&c) != 0)
+        goto out;
+    phase("highlight", &t0);
+    if (dir_create(job->out_dir) != 0)
+        goto out;
+    const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
+    res->result_path = out_name(job, opts, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
+    if (write_result(&c, res->result_path, res) != 0) {
+        free(res->result_path);
+        res->result_path = NULL;
+        goto out;
+    }
+    phase("write", &t0);
+    if (opts->auto_analyze) {
+        res->advisor_path = out_name(job, opts, "advisor", "txt");
+        if (write_advisor(&c, res->advisor_path, res) != 0) {
+            free(res->advisor_path);
+            res->advisor_path = NULL;
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    ctx_free(&c);
+    phase("finish", &t0);
+    return rc;
+}
+
+void compare_result_free(compare_result *r)
+{
+    free(r->result_path);
+    free(r->advisor_path);
+    memset(r, 0, sizeof *r);
+}

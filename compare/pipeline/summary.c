@@ -1,0 +1,148 @@
+/* What a compare run tells its caller: one line per result on stdout, a
+ * total line when there are several, an optional JSON summary for pipelines,
+ * and the CI gate (--fail-on) that turns failing rows into exit status 3. */
+#include "compare/pipeline/summary.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "format/jsonw.h"
+#include "base/strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"tensor", "statistics", "md5"};
+
+int gate_parse(const char *text, unsigned *mask)
+{
+    *mask = 0;
+    const char *p = text;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == 7 && !strncmp(p, "warning", 7))
+            *mask |= FAIL_WARNING;
+        else if (n == 2 && !strncmp(p, "no", 2))
+            *mask |= FAIL_NO;
+        else if (n == 9 && !strncmp(p, "different", 9))
+            *mask |= FAIL_DIFFERENT;
+        else if (n == 9 && !strncmp(p, "unmatched", 9))
+            *mask |= FAIL_UNMATCHED;
+        else if (n == 3 && !strncmp(p, "any", 3))
+            *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT;
+        else
+            return err_input(NULL, "--fail-on takes warning, no, different, unmatched or any (got '%.*s')",
+                             (int)n, p);
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return *mask ? 0 : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, any");
+}
+
+/* The failing rows of a result: Result Warning (statistics), Accuracy No
+ * (tensors) or Result Different (md5) — msprobe's own notion, which the
+ * advisor uses too. */
+static size_t failing(const compare_result *r)
+{
+    return r->mode == MODE_SUMMARY ? r->warning : r->mode == MODE_MD5 ? r->different : r->accuracy_no;
+}
+
+static const char *failing_kind(const compare_result *r)
+{
+    return r->mode == MODE_SUMMARY ? "Warning" : r->mode == MODE_MD5 ? "Different" : "No";
+}
+
+int gate_fails(unsigned mask, const compare_result *r)
+{
+    if (!r->result_path)
+        return 0;
+    return ((mask & FAIL_WARNING) && r->warning) || ((mask & FAIL_NO) && r->accuracy_no) ||
+           ((mask & FAIL_DIFFERENT) && r->different) || ((mask & FAIL_UNMATCHED) && r->unmatched);
+}
+
+void summary_line(const compare_job *job, const compare_result *r)
+{
+    if (!r->result_path)
+        return;
+    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s), highlighted %zu red %zu yellow -> %s",
+             job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
+             r->red, r->yellow, r->result_path);
+}
+
+void summary_total(const compare_result *rs, size_t n)
+{
+    size_t results = 0, rows = 0, matched = 0, unmatched = 0, fail = 0, red = 0, yellow = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!rs[i].result_path)
+            continue;
+        results++;
+        rows += rs[i].rows;
+        matched += rs[i].matched;
+        unmatched += rs[i].unmatched;
+        fail += failing(&rs[i]);
+        red += rs[i].red;
+        yellow += rs[i].yellow;
+    }
+    if (results > 1)
+        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing, highlighted %zu red %zu yellow",
+                 results, rows, matched, unmatched, fail, red, yellow);
+}
+
+static void json_counts(strbuf *sb, const compare_result *r)
+{
+    sb_addf(sb, "\"rows\": %zu, \"matched\": %zu, \"unmatched\": %zu, \"warning\": %zu, \"accuracy_no\": %zu, "
+                "\"different\": %zu, \"red\": %zu, \"yellow\": %zu",
+            r->rows, r->matched, r->unmatched, r->warning, r->accuracy_no, r->different, r->red, r->yellow);
+}
+
+int summary_write_json(const char *path, const compare_job *jobs, const compare_result *rs, size_t n, unsigned mask,
+                       int exit_status)
+{
+    strbuf sb = STRBUF_INIT;
+    compare_result total = {0};
+    sb_adds(&sb, "{\n  \"results\": [");
+    size_t written = 0;
+    for (size_t i = 0; i < n; i++) {
+        const compare_result *r = &rs[i];
+        sb_adds(&sb, written++ ? ",\n    {" : "\n    {");
+        sb_adds(&sb, "\"label\": ");
+        jsonw_str(&sb, jobs[i].label);
+        sb_adds(&sb, ", \"target\": ");
+        jsonw_str(&sb, jobs[i].npu_json);
+        sb_adds(&sb, ", \"bench\": ");
+        jsonw_str(&sb, jobs[i].bench_json);
+        if (r->result_path) {
+            sb_addf(&sb, ", \"mode\": \"%s\", \"result\": ", mode_names[r->mode]);
+            jsonw_str(&sb, r->result_path);
+            sb_adds(&sb, ", \"advisor\": ");
+            if (r->advisor_path)
+                jsonw_str(&sb, r->advisor_path);
+            else
+                sb_adds(&sb, "null");
+            sb_adds(&sb, ", ");
+            json_counts(&sb, r);
+            sb_addf(&sb, ", \"failed\": %s", gate_fails(mask, r) ? "true" : "false");
+        } else {
+            sb_adds(&sb, ", \"result\": null");
+        }
+        sb_addc(&sb, '}');
+        total.rows += r->rows, total.matched += r->matched, total.unmatched += r->unmatched;
+        total.warning += r->warning, total.accuracy_no += r->accuracy_no, total.different += r->different;
+        total.red += r->red, total.yellow += r->yellow;
+    }
+    sb_adds(&sb, "\n  ],\n  \"total\": {");
+    json_counts(&sb, &total);
+    sb_adds(&sb, "},\n  \"fail_on\": [");
+    static const char *const kinds[] = {"warning", "no", "different", "unmatched"};
+    int first = 1;
+    for (int k = 0; k < 4; k++)
+        if (mask & (1u << k)) {
+            sb_addf(&sb, "%s\"%s\"", first ? "" : ", ", kinds[k]);
+            first = 0;
+        }
+    sb_addf(&sb, "],\n  \"exit_status\": %d\n}\n", exit_status);
+
+    int rc = file_write_atomic(path, sb.buf, sb.len);
+    sb_free(&sb);
+    return rc;
+}

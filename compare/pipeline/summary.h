@@ -1,0 +1,20 @@
+/* Reporting a compare run: summary lines, summary JSON, the CI gate. */
+#ifndef MSP_COMPARE_SUMMARY_H
+#define MSP_COMPARE_SUMMARY_H
+
+#include "compare/pipeline/compare.h"
+
+/* --fail-on kinds; the bit order is the order in the summary JSON. */
+enum { FAIL_WARNING = 1u << 0, FAIL_NO = 1u << 1, FAIL_DIFFERENT = 1u << 2, FAIL_UNMATCHED = 1u << 3 };
+
+/* "warning,no", "any", ... into a mask; -1 with a usage error recorded. */
+int gate_parse(const char *text, unsigned *mask);
+/* Does this result have rows of a kind in mask? */
+int gate_fails(unsigned mask, const compare_result *r);
+
+void summary_line(const compare_job *job, const compare_result *r);
+void summary_total(const compare_result *rs, size_t n);
+int summary_write_json(const char *path, const compare_job *jobs, const compare_result *rs, size_t n, unsigned mask,
+                       int exit_status);
+
+#endif

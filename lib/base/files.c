@@ -1,0 +1,347 @@
+#include "base/files.h"
+#include "base/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int map_error(const char *path, int e)
+{
+    switch (e) {
+    case ENOENT: return err_input(path, "no such file");
+    case ELOOP: return err_input(path, "is a symbolic link, which is not allowed for safety");
+    case EACCES: return err_input(path, "permission denied");
+    case EISDIR: return err_input(path, "is a directory, a file was expected");
+    case ENOTDIR: return err_input(path, "a component of the path is not a directory");
+    default: return err_input(path, "cannot open: %s", strerror(e));
+    }
+}
+
+int file_map(const char *path, size_t max_size, mapped_file *out)
+{
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return map_error(path, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return map_error(path, e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return err_input(path, "is a directory, a file was expected");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return err_input(path, "is not a regular file");
+    }
+    if (max_size && (size_t)st.st_size > max_size) {
+        close(fd);
+        return err_input(path, "is too large (%lld bytes, the limit is %zu)", (long long)st.st_size, max_size);
+    }
+    out->path = xstrdup(path);
+    out->size = (size_t)st.st_size;
+    if (out->size) {
+        void *p = mmap(NULL, out->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            free(out->path);
+            out->path = NULL;
+            return err_input(path, "cannot map: %s", strerror(e));
+        }
+        /* two calls: the advice values are not flags */
+        madvise(p, out->size, MADV_SEQUENTIAL);
+        madvise(p, out->size, MADV_WILLNEED);
+        out->data = p;
+    }
+    close(fd);
+    return 0;
+}
+
+void file_unmap(mapped_file *f)
+{
+    if (f->data)
+        munmap((void *)f->data, f->size);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}
+
+enum path_kind path_kind(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return PATH_MISSING;
+    if (S_ISLNK(st.st_mode))
+        return PATH_LINK;
+    if (S_ISDIR(st.st_mode))
+        return PATH_DIR;
+    if (S_ISREG(st.st_mode))
+        return PATH_FILE;
+    return PATH_OTHER;
+}
+
+int path_require(const char *path, int want_dir)
+{
+    switch (path_kind(path)) {
+    case PATH_MISSING:
+        return err_input(path, "does not exist");
+    case PATH_LINK:
+        return err_input(path, "is a symbolic link, which is not allowed for safety");
+    case PATH_DIR:
+        if (want_dir)
+            return 0;
+        return err_input(path, "is a directory, a file was expected");
+    case PATH_FILE:
+        if (!want_dir)
+            return 0;
+        return err_input(path, "is a file, a directory was expected");
+    default:
+        return err_input(path, "is not a regular file or directory");
+    }
+}
+
+char *path_join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    while (la > 1 && a[la - 1] == '/')
+        la--;
+    char *p = xmalloc(la + lb + 2);
+    memcpy(p, a, la);
+    size_t n = la;
+    if (la && a[la - 1] != '/')
+        p[n++] = '/';
+    memcpy(p + n, b, lb + 1);
+    return p;
+}
+
+char *path_basename(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t s = n;
+    while (s > 0 && path[s - 1] != '/')
+        s--;
+    return xstrndup(path + s, n - s);
+}
+
+char *path_dirname(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    if (n == 0)
+        return xstrdup(".");
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    return xstrndup(path, n);
+}
+
+int path_has_suffix(const char *path, const char *suffix)
+{
+    size_t lp = strlen(path), ls = strlen(suffix);
+    return lp >= ls && memcmp(path + lp - ls, suffix, ls) == 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+long dir_list(const char *path, char ***names)
+{
+    *names = NULL;
+    if (path_require(path, 1) != 0)
+        return -1;
+    DIR *d = opendir(path);
+    if (!d)
+        return map_error(path, errno);
+    long n = 0, cap = 0;
+    char **v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = xrealloc(v, (size_t)cap * sizeof *v);
+        }
+        v[n++] = xstrdup(e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(v, (size_t)n, sizeof *v, cmp_names);
+    *names = v;
+    return n;
+}
+
+void names_free(char **names, long n)
+{
+    for (long i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+int dir_create(const char *path)
+{
+    char *p = xstrdup(path);
+    size_t len = strlen(p);
+    for (size_t i = 1; i <= len; i++) {
+        if (p[i] != '/' && p[i] != 0)
+            continue;
+        char c = p[i];
+        p[i] = 0;
+        struct stat st;
+        if (lstat(p, &st) != 0) {
+            if (mkdir(p, 0750) != 0 && errno != EEXIST) {
+                int e = errno;
+                free(p);
+                return err_input(path, "cannot create output directory: %s", strerror(e));
+            }
+        } else if (S_ISLNK(st.st_mode) && c == 0) {
+            free(p);
+            return err_input(path, "output directory is a symbolic link, which is not allowed for safety");
+        } else if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            err_input(path, "cannot create output directory: %s is not a directory", p);
+            free(p);
+            return -1;
+        }
+        p[i] = c;
+    }
+    free(p);
+    if (path_require(path, 1) != 0)
+        return -1;
+    if (access(path, W_OK | X_OK) != 0)
+        return err_input(path, "output directory is not writable");
+    return 0;
+}
+
+/* Temporary outputs still to be committed; removed on SIGINT/SIGTERM. */
+#define MAX_PENDING 64
+static char *pending[MAX_PENDING];
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static int handlers_installed;
+
+static void on_signal(int sig)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i])
+            unlink(pending[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void pending_add(char *p)
+{
+    pthread_mutex_lock(&pending_lock);
+    if (!handlers_installed) {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        signal(SIGHUP, on_signal);
+        handlers_installed = 1;
+    }
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!pending[i]) {
+            pending[i] = p;
+            break;
+        }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void pending_remove(char *p)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] == p)
+            pending[i] = NULL;
+    pthread_mutex_unlock(&pending_lock);
+}
+
+char *out_tmp_create(const char *final_path)
+{
+    char *dir = path_dirname(final_path);
+    char *base = path_basename(final_path);
+    size_t n = strlen(dir) + strlen(base) + 16;
+    char *tmp = xmalloc(n);
+    snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
+    free(dir);
+    free(base);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        err_input(final_path, "cannot create output file: %s", strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    close(fd);
+    pending_add(tmp);
+    return tmp;
+}
+
+int out_tmp_commit(char *tmp_path, const char *final_path)
+{
+    if (chmod(tmp_path, 0640) != 0 || rename(tmp_path, final_path) != 0) {
+        int e = errno;
+        out_tmp_discard(tmp_path);
+        return err_input(final_path, "cannot write output file: %s", strerror(e));
+    }
+    pending_remove(tmp_path);
+    free(tmp_path);
+    return 0;
+}
+
+void out_tmp_discard(char *tmp_path)
+{
+    if (!tmp_path)
+        return;
+    unlink(tmp_path);
+    pending_remove(tmp_path);
+    free(tmp_path);
+}
+
+int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n)
+{
+    char *tmp = out_tmp_create(path);
+    if (!tmp)
+        return -1;
+    FILE *fp = fopen(tmp, "wb");
+    int ok = fp != NULL;
+    for (int i = 0; i < n && ok; i++)
+        ok = lens[i] == 0 || fwrite(parts[i], 1, lens[i], fp) == lens[i];
+    int e = errno;
+    if (fp && fclose(fp) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        out_tmp_discard(tmp);
+        return err_input(path, "cannot write: %s", strerror(e ? e : EIO));
+    }
+    return out_tmp_commit(tmp, path);
+}
+
+int file_write_atomic(const char *path, const void *data, size_t len)
+{
+    return file_write_atomic_parts(path, &data, &len, 1);
+}
+
+void time_stamp(char out[15])
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(out, 15, "%Y%m%d%H%M%S", &tm);
+}

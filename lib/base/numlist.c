@@ -1,0 +1,61 @@
+#include "base/numlist.h"
+#include "base/log.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+static int number(const char **p, long *v)
+{
+    if (!isdigit((unsigned char)**p))
+        return -1;
+    char *end;
+    *v = strtol(*p, &end, 10);
+    if (*v < 0 || *v > 100000000)
+        return -1;
+    *p = end;
+    return 0;
+}
+
+int numlist_parse(const char *text, const char *what, numlist *out)
+{
+    out->ranges = NULL;
+    out->n = 0;
+    const char *p = text;
+    for (;;) {
+        long lo, hi;
+        if (number(&p, &lo) != 0)
+            goto bad;
+        hi = lo;
+        if (*p == '-') {
+            p++;
+            if (number(&p, &hi) != 0 || hi < lo)
+                goto bad;
+        }
+        out->ranges = xrealloc(out->ranges, (out->n + 1) * sizeof *out->ranges);
+        out->ranges[out->n][0] = lo;
+        out->ranges[out->n][1] = hi;
+        out->n++;
+        if (*p == 0)
+            return 0;
+        if (*p++ != ',')
+            goto bad;
+    }
+bad:
+    numlist_free(out);
+    return err_input(NULL, "%s needs a list of numbers like 0,2,4-7 (got '%s')", what, text);
+}
+
+int numlist_has(const numlist *l, long v)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (v >= l->ranges[i][0] && v <= l->ranges[i][1])
+            return 1;
+    return 0;
+}
+
+void numlist_free(numlist *l)
+{
+    free(l->ranges);
+    l->ranges = NULL;
+    l->n = 0;
+}

@@ -1,0 +1,85 @@
+#include "base/strbuf.h"
+#include "base/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_grow(strbuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 <= sb->cap)
+        return;
+    size_t cap = sb->cap ? sb->cap : 64;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    sb->buf = xrealloc(sb->buf, cap);
+    sb->cap = cap;
+}
+
+void sb_add(strbuf *sb, const void *data, size_t n)
+{
+    sb_grow(sb, n);
+    memcpy(sb->buf + sb->len, data, n);
+    sb->len += n;
+    sb->buf[sb->len] = 0;
+}
+
+void sb_adds(strbuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
+
+void sb_addc(strbuf *sb, char c)
+{
+    sb_grow(sb, 1);
+    sb->buf[sb->len++] = c;
+    sb->buf[sb->len] = 0;
+}
+
+void sb_addf(strbuf *sb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[256];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof tmp) {
+        sb_add(sb, tmp, (size_t)n);
+        return;
+    }
+    sb_grow(sb, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+void sb_reset(strbuf *sb)
+{
+    sb->len = 0;
+    if (sb->buf)
+        sb->buf[0] = 0;
+}
+
+const char *sb_str(strbuf *sb)
+{
+    if (!sb->buf)
+        sb_grow(sb, 0);
+    sb->buf[sb->len] = 0;
+    return sb->buf;
+}
+
+char *sb_detach(strbuf *sb)
+{
+    sb_str(sb);
+    char *p = sb->buf;
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return p;
+}
+
+void sb_free(strbuf *sb)
+{
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}

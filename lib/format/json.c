@@ -1,0 +1,583 @@
+#include "format/json.h"
+#include "base/log.h"
+#include "py/numfmt.h"
+#include "base/strmap.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Python's json module recurses once per nesting level; real dumps nest a
+ * handful of levels, so this only guards our stack against hostile input. */
+#define JSON_MAX_DEPTH 512
+
+void jp_init(jparser *jp, const char *path, const void *buf, size_t len)
+{
+    memset(jp, 0, sizeof *jp);
+    jp->path = path;
+    jp->start = jp->p = buf ? buf : "";
+    jp->end = jp->start + (buf ? len : 0);
+}
+
+void jp_free(jparser *jp)
+{
+    free(jp->vstack);
+    free(jp->mstack);
+    jp->vstack = NULL;
+    jp->mstack = NULL;
+}
+
+static int fail(jparser *jp, const char *what)
+{
+    size_t line = 1, col = 1;
+    for (const char *c = jp->start; c < jp->p && c < jp->end; c++) {
+        if (*c == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
+    }
+    if (jp->p >= jp->end)
+        return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu (the file ends there; truncated?)",
+                         what, line, col);
+    return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu", what, line, col);
+}
+
+/* Python writes dumps with indent=1: a newline and a run of spaces before
+ * almost every value, so runs of spaces are skipped eight at a time. */
+static inline void skip_ws(jparser *jp)
+{
+    const char *p = jp->p, *e = jp->end;
+    while (p < e) {
+        char c = *p;
+        if (c == ' ' && e - p >= 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+            /* up to the first byte that is not a space (p[0] is one) */
+            uint64_t v;
+            memcpy(&v, p, 8);
+            v ^= 0x2020202020202020ULL;
+            p += v ? __builtin_ctzll(v) / 8 : 8;
+        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            p++;
+        } else {
+            break;
+        }
+    }
+    jp->p = p;
+}
+
+int jp_peek(jparser *jp)
+{
+    skip_ws(jp);
+    return jp->p < jp->end ? (unsigned char)*jp->p : -1;
+}
+
+static int literal(jparser *jp, const char *word)
+{
+    size_t n = strlen(word);
+    if ((size_t)(jp->end - jp->p) < n || memcmp(jp->p, word, n) != 0)
+        return 0;
+    jp->p += n;
+    return 1;
+}
+
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Dumps repeat their statistics (an op's output is the next op's input):
+ * recent number tokens and their values are kept per thread. */
+#define NUMBER_CACHE 4096
+#define NUMBER_CACHE_TEXT 24
+static _Thread_local struct {
+    unsigned char len;  /* 0: empty slot */
+    char text[NUMBER_CACHE_TEXT];
+    double value;
+} number_cache[NUMBER_CACHE];
+
+static double number_value(const char *s, size_t n)
+{
+    if (n > NUMBER_CACHE_TEXT)
+        return parse_double(s, n);
+    uint64_t h = n * 0x9E3779B97F4A7C15ULL;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
+        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    }
+    size_t slot = (size_t)(h >> 52);
+    if (number_cache[slot].len == n && !memcmp(number_cache[slot].text, s, n))
+        return number_cache[slot].value;
+    double v = parse_double(s, n);
+    number_cache[slot].len = (unsigned char)n;
+    memcpy(number_cache[slot].text, s, n);
+    number_cache[slot].value = v;
+    return v;
+}
+
+static int parse_number(jparser *jp, jval *out)
+{
+    const char *s = jp->p, *p = s, *e = jp->end;
+    out->type = J_NUMBER;
+    out->is_int = 0;
+    if (p < e && *p == '-')
+        p++;
+    if (p < e && *p == 'I') {
+        jp->p = p;
+        if (!literal(jp, "Infinity"))
+            return fail(jp, "invalid literal");
+        out->u.num = s[0] == '-' ? -INFINITY : INFINITY;
+        goto done;
+    }
+    if (p >= e || !is_digit(*p)) {
+        jp->p = p;
+        return fail(jp, "invalid number");
+    }
+    if (*p == '0') {
+        p++;
+    } else {
+        while (p < e && is_digit(*p))
+            p++;
+    }
+    int is_int = 1;
+    if (p < e && *p == '.') {
+        p++;
+        if (p >= e || !is_digit(*p)) {
+            jp->p = p;
+            return fail(jp, "invalid number (digit expected after '.')");
+        }
+        while (p < e && is_digit(*p))
+            p++;
+        is_int = 0;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= e || !is_digit(*p)) {
+            jp->p = p;
+            return fail(jp, "invalid number (digit expected in exponent)");
+        }
+        while (p < e && is_digit(*p))
+            p++;
+        is_int = 0;
+    }
+    jp->p = p;
+    out->is_int = (uint8_t)is_int;
+    out->u.num = number_value(s, (size_t)(p - s));
+done:
+    out->text = s;
+    out->len = (uint32_t)(jp->p - s);
+    return 0;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static size_t put_utf8(char *d, unsigned cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Parse a string at jp->p (which is at the opening quote). Strings without
+ * escapes are returned as a view into the buffer. */
+/* The bytes of a word that are '"', '\\' or a control character, as their
+ * high bits. Borrows can only mark bytes after a true one, so the lowest
+ * marked byte is always real: strings are scanned eight bytes at a time. */
+static inline uint64_t special_bytes(uint64_t v)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
+    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs;
+}
+
+static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
+{
+    const char *s = ++jp->p, *p = s, *e = jp->end;
+    int escaped = 0;
+    while (e - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        uint64_t m = special_bytes(v);
+        if (m) {
+            if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+                p += __builtin_ctzll(m) / 8;
+            break;
+        }
+        p += 8;
+    }
+    while (p < e && *p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20) {
+            jp->p = p;
+            return fail(jp, "control character in string");
+        }
+        if (c == '\\') {
+            escaped = 1;
+            p++;
+            if (p >= e)
+                break;
+        }
+        p++;
+    }
+    if (p >= e) {
+        jp->p = p;
+        return fail(jp, "unterminated string");
+    }
+    if ((size_t)(p - s) > UINT32_MAX) {
+        jp->p = s;
+        return fail(jp, "string too long");
+    }
+    if (!escaped) {
+        *str = s;
+        *len = (uint32_t)(p - s);
+        jp->p = p + 1;
+        return 0;
+    }
+    /* Unescaped text is never longer than the escaped text. */
+    char *d = arena_alloc(a, (size_t)(p - s) + 1), *o = d;
+    const char *q = s;
+    while (q < p) {
+        if (*q != '\\') {
+            *o++ = *q++;
+            continue;
+        }
+        q++;
+        char c = *q++;
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '/': *o++ = '/'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+            unsigned cp, lo;
+            if (p - q < 4 || hex4(q, &cp) != 0) {
+                jp->p = q;
+                return fail(jp, "invalid \\u escape");
+            }
+            q += 4;
+            /* A surrogate pair joins into one code point; a lone surrogate is
+             * kept as Python keeps it (encoded like any other code point). */
+            if (cp >= 0xD800 && cp < 0xDC00 && p - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
+                hex4(q + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                q += 6;
+            }
+            o += put_utf8(o, cp);
+            break;
+        }
+        default:
+            jp->p = q - 1;
+            return fail(jp, "invalid escape in string");
+        }
+    }
+    *o = 0;
+    *str = d;
+    *len = (uint32_t)(o - d);
+    jp->p = p + 1;
+    return 0;
+}
+
+static jval *vpush(jparser *jp)
+{
+    if (jp->vtop == jp->vcap) {
+        jp->vcap = jp->vcap ? jp->vcap * 2 : 64;
+        jp->vstack = xrealloc(jp->vstack, jp->vcap * sizeof *jp->vstack);
+    }
+    return &jp->vstack[jp->vtop++];
+}
+
+static jmember *mpush(jparser *jp)
+{
+    if (jp->mtop == jp->mcap) {
+        jp->mcap = jp->mcap ? jp->mcap * 2 : 64;
+        jp->mstack = xrealloc(jp->mstack, jp->mcap * sizeof *jp->mstack);
+    }
+    return &jp->mstack[jp->mtop++];
+}
+
+static int parse_value(jparser *jp, arena *a, jval *out);
+
+static int same_key(const jmember *a, const jmember *b)
+{
+    return a->keylen == b->keylen && (a->keylen == 0 || (a->key[0] == b->key[0] && !memcmp(a->key, b->key, a->keylen)));
+}
+
+/* Objects are small except a few (stack.json, "data"): pairwise below 32
+ * members, a hash set above. */
+static int has_duplicate_keys(const jmember *m, size_t n)
+{
+    if (n < 2)
+        return 0;
+    if (n <= 32) {
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = 0; j < i; j++)
+                if (same_key(&m[i], &m[j]))
+                    return 1;
+        return 0;
+    }
+    strmap seen;
+    strmap_init(&seen, n);
+    int dup = 0;
+    for (size_t i = 0; i < n && !dup; i++) {
+        int added;
+        strmap_put(&seen, m[i].key, m[i].keylen, i, &added);
+        dup = !added;
+    }
+    strmap_free(&seen);
+    return dup;
+}
+
+static int parse_array(jparser *jp, arena *a, jval *out)
+{
+    jp->p++;
+    size_t base = jp->vtop;
+    skip_ws(jp);
+    if (jp->p < jp->end && *jp->p == ']') {
+        jp->p++;
+    } else {
+        for (;;) {
+            jval v;
+            if (parse_value(jp, a, &v) != 0)
+                goto error;
+            *vpush(jp) = v;
+            skip_ws(jp);
+            if (jp->p < jp->end && *jp->p == ',') {
+                jp->p++;
+                continue;
+            }
+            if (jp->p < jp->end && *jp->p == ']') {
+                jp->p++;
+                break;
+            }
+            fail(jp, "expected ',' or ']'");
+            goto error;
+        }
+    }
+    size_t n = jp->vtop - base;
+    out->type = J_ARRAY;
+    out->len = (uint32_t)n;
+    out->u.items = NULL;
+    if (n) {
+        out->u.items = arena_alloc(a, n * sizeof(jval));
+        memcpy(out->u.items, jp->vstack + base, n * sizeof(jval));
+    }
+    jp->vtop = base;
+    return 0;
+error:
+    jp->vtop = base;
+    return -1;
+}
+
+static int parse_key(jparser *jp, arena *a, const char **key, uint32_t *keylen)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != '"')
+        return fail(jp, "expected a string key");
+    if (parse_string(jp, a, key, keylen) != 0)
+        return -1;
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != ':')
+        return fail(jp, "expected ':'");
+    jp->p++;
+    return 0;
+}
+
+static int parse_object(jparser *jp, arena *a, jval *out)
+{
+    jp->p++;
+    size_t base = jp->mtop;
+    skip_ws(jp);
+    if (jp->p < jp->end && *jp->p == '}') {
+        jp->p++;
+    } else {
+        for (;;) {
+            jmember m;
+            if (parse_key(jp, a, &m.key, &m.keylen) != 0 || parse_value(jp, a, &m.val) != 0)
+                goto error;
+            *mpush(jp) = m;
+            skip_ws(jp);
+            if (jp->p < jp->end && *jp->p == ',') {
+                jp->p++;
+                continue;
+            }
+            if (jp->p < jp->end && *jp->p == '}') {
+                jp->p++;
+                break;
+            }
+            fail(jp, "expected ',' or '}'");
+            goto error;
+        }
+    }
+    size_t n = jp->mtop - base;
+    out->type = J_OBJECT;
+    out->len = (uint32_t)n;
+    out->has_dups = (uint8_t)has_duplicate_keys(jp->mstack + base, n);
+    out->u.members = NULL;
+    if (n) {
+        out->u.members = arena_alloc(a, n * sizeof(jmember));
+        memcpy(out->u.members, jp->mstack + base, n * sizeof(jmember));
+    }
+    jp->mtop = base;
+    return 0;
+error:
+    jp->mtop = base;
+    return -1;
+}
+
+static int parse_value(jparser *jp, arena *a, jval *out)
+{
+    skip_ws(jp);
+    memset(out, 0, sizeof *out);
+    if (jp->p >= jp->end)
+        return fail(jp, "value expected");
+    int rc;
+    switch (*jp->p) {
+    case '{':
+    case '[':
+        if (++jp->depth > JSON_MAX_DEPTH)
+            return fail(jp, "nesting too deep");
+        rc = *jp->p == '{' ? parse_object(jp, a, out) : parse_array(jp, a, out);
+        jp->depth--;
+        return rc;
+    case '"':
+        out->type = J_STRING;
+        return parse_string(jp, a, &out->u.str, &out->len);
+    case 't':
+        if (!literal(jp, "true"))
+            return fail(jp, "invalid literal");
+        out->type = J_TRUE;
+        return 0;
+    case 'f':
+        if (!literal(jp, "false"))
+            return fail(jp, "invalid literal");
+        out->type = J_FALSE;
+        return 0;
+    case 'n':
+        if (!literal(jp, "null"))
+            return fail(jp, "invalid literal");
+        out->type = J_NULL;
+        return 0;
+    case 'N': {
+        const char *s = jp->p;
+        if (!literal(jp, "NaN"))
+            return fail(jp, "invalid literal");
+        out->type = J_NUMBER;
+        out->u.num = NAN;
+        out->text = s;
+        out->len = 3;
+        return 0;
+    }
+    default:
+        if (*jp->p == '-' || *jp->p == 'I' || is_digit(*jp->p))
+            return parse_number(jp, out);
+        return fail(jp, "unexpected character");
+    }
+}
+
+int jp_value(jparser *jp, arena *a, jval *out) { return parse_value(jp, a, out); }
+
+int jp_object_begin(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != '{')
+        return fail(jp, "expected an object");
+    jp->p++;
+    jp->depth++;
+    return 0;
+}
+
+int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end)
+        return fail(jp, "expected ',' or '}'");
+    /* Before the first member the previous char (ignoring spaces) is '{'. */
+    const char *q = jp->p;
+    while (q > jp->start && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r' || q[-1] == '\t'))
+        q--;
+    int first = q > jp->start && q[-1] == '{';
+    if (*jp->p == '}') {
+        jp->p++;
+        jp->depth--;
+        return 0;
+    }
+    if (!first) {
+        if (*jp->p != ',')
+            return fail(jp, "expected ',' or '}'");
+        jp->p++;
+    }
+    uint32_t n;
+    if (parse_key(jp, a, key, &n) != 0)
+        return -1;
+    *keylen = n;
+    return 1;
+}
+
+/* Skipping still validates: a malformed value anywhere must be reported. */
+int jp_skip(jparser *jp)
+{
+    arena tmp;
+    arena_init(&tmp, 4096);
+    jval v;
+    int rc = parse_value(jp, &tmp, &v);
+    arena_free(&tmp);
+    return rc;
+}
+
+int jp_end(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p != jp->end)
+        return fail(jp, "extra data after the JSON value");
+    return 0;
+}
+
+int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out)
+{
+    jparser jp;
+    jp_init(&jp, path, buf, len);
+    int rc = parse_value(&jp, a, out);
+    if (rc == 0)
+        rc = jp_end(&jp);
+    jp_free(&jp);
+    return rc;
+}
+

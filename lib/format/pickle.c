@@ -1,0 +1,825 @@
+#include "format/pickle.h"
+#include "base/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deeper MARK nesting than any real torch or numpy pickle needs; bounding
+ * it keeps a hostile file from making the machine's bookkeeping huge. */
+#define MAX_MARKS 1000
+
+typedef struct {
+    arena *a;
+    const char *path, *what;
+    const unsigned char *buf;
+    size_t size, pos, op_pos;
+    pk_value **stack;
+    size_t sp, scap;
+    size_t *marks;
+    size_t nmarks;
+    pk_value **memo;
+    size_t memo_cap, memo_len;
+    const pk_global *allowed;
+    size_t n_allowed;
+} vm;
+
+static int fail(vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(vm *m, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_input(m->path, "%s, offset %zu: %s", m->what, m->op_pos, msg);
+}
+
+static pk_value *new_value(vm *m, pk_kind k)
+{
+    pk_value *v = arena_calloc(m->a, sizeof *v);
+    v->kind = k;
+    return v;
+}
+
+static void seq_add(vm *m, pk_value *s, pk_value *x)
+{
+    if (s->u.seq.len == s->u.seq.cap) {
+        size_t cap = s->u.seq.cap ? 2 * s->u.seq.cap : 4;
+        pk_value **item = arena_alloc(m->a, cap * sizeof *item);
+        if (s->u.seq.len)
+            memcpy(item, s->u.seq.item, s->u.seq.len * sizeof *item);
+        s->u.seq.item = item;
+        s->u.seq.cap = cap;
+    }
+    s->u.seq.item[s->u.seq.len++] = x;
+}
+
+static void push(vm *m, pk_value *v)
+{
+    if (m->sp == m->scap) {
+        m->scap = m->scap ? 2 * m->scap : 64;
+        m->stack = xrealloc(m->stack, m->scap * sizeof *m->stack);
+    }
+    m->stack[m->sp++] = v;
+}
+
+static size_t base(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0; }
+
+static pk_value *top(vm *m)
+{
+    if (m->sp <= base(m)) {
+        fail(m, "stack underflow (opcode 0x%02x needs a value)", m->buf[m->op_pos]);
+        return NULL;
+    }
+    return m->stack[m->sp - 1];
+}
+
+static pk_value *pop(vm *m)
+{
+    pk_value *v = top(m);
+    if (v)
+        m->sp--;
+    return v;
+}
+
+static int push_new(vm *m, pk_kind k)
+{
+    push(m, new_value(m, k));
+    return 0;
+}
+
+static int push_int(vm *m, pk_kind k, int64_t i)
+{
+    pk_value *v = new_value(m, k);
+    v->u.i = i;
+    push(m, v);
+    return 0;
+}
+
+/* Values pushed since the last MARK, which is removed: [*first, ... sp). */
+static int pop_mark(vm *m, size_t *first)
+{
+    if (m->nmarks == 0)
+        return fail(m, "opcode 0x%02x needs a MARK, none is open", m->buf[m->op_pos]);
+    *first = m->marks[--m->nmarks];
+    return 0;
+}
+
+static pk_value *seq_from(vm *m, pk_kind k, size_t first)
+{
+    pk_value *s = new_value(m, k);
+    for (size_t i = first; i < m->sp; i++)
+        seq_add(m, s, m->stack[i]);
+    m->sp = first;
+    return s;
+}
+
+/* ---- reading operands -------------------------------------------------- */
+
+static const unsigned char *take(vm *m, size_t n)
+{
+    if (n > m->size - m->pos) {
+        fail(m, "truncated pickle: an operand of %zu bytes runs past the end", n);
+        return NULL;
+    }
+    const unsigned char *p = m->buf + m->pos;
+    m->pos += n;
+    return p;
+}
+
+static uint64_t le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* A text operand up to '\n' (protocol 0 opcodes). */
+static const char *line(vm *m, size_t *len)
+{
+    const unsigned char *nl = memchr(m->buf + m->pos, '\n', m->size - m->pos);
+    if (!nl) {
+        fail(m, "truncated pickle: unterminated text operand");
+        return NULL;
+    }
+    const char *s = (const char *)m->buf + m->pos;
+    *len = (size_t)(nl - (m->buf + m->pos));
+    m->pos += *len + 1;
+    return s;
+}
+
+static int parse_int_text(vm *m, const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    if (i == len)
+        return fail(m, "malformed integer operand");
+    uint64_t v = 0;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return fail(m, "malformed integer operand");
+        if (v > (UINT64_MAX - 9) / 10)
+            return fail(m, "integer operand too large");
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return fail(m, "integer operand too large");
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+static pk_value *make_str(vm *m, pk_kind k, const void *p, size_t len)
+{
+    pk_value *v = new_value(m, k);
+    v->u.str.ptr = p;
+    v->u.str.len = len;
+    return v;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | cp >> 18);
+    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+    o[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+static int hex_digits(const char *s, size_t n, uint32_t *out)
+{
+    uint32_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        int d;
+        if (c >= '0' && c <= '9')
+            d = c - '0';
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+            d = (c | 0x20) - 'a' + 10;
+        else
+            return -1;
+        v = v << 4 | (uint32_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* UNICODE operand: raw-unicode-escape (latin-1 bytes, \u and \U escapes
+ * of 4 and 8 hex digits). */
+static pk_value *raw_unicode(vm *m, const char *s, size_t len)
+{
+    char *o = arena_alloc(m->a, len * 4 + 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t cp = (unsigned char)s[i];
+        size_t digits = 0;
+        if (s[i] == '\\' && i + 1 < len && (s[i + 1] == 'u' || s[i + 1] == 'U'))
+            digits = s[i + 1] == 'u' ? 4 : 8;
+        if (digits) {
+            if (i + 2 + digits > len || hex_digits(s + i + 2, digits, &cp) != 0 || cp > 0x10ffff) {
+                fail(m, "malformed \\u escape in a UNICODE operand");
+                return NULL;
+            }
+            i += 1 + digits;
+        }
+        n += put_utf8(o + n, cp);
+    }
+    return make_str(m, PK_STR, o, n);
+}
+
+/* STRING operand: a quoted Python 2 repr with backslash escapes. */
+static pk_value *quoted_string(vm *m, const char *s, size_t len)
+{
+    if (len < 2 || (s[0] != '\'' && s[0] != '"') || s[len - 1] != s[0]) {
+        fail(m, "STRING operand is not quoted");
+        return NULL;
+    }
+    char *o = arena_alloc(m->a, len);
+    size_t n = 0;
+    for (size_t i = 1; i + 1 < len; i++) {
+        if (s[i] != '\\') {
+            o[n++] = s[i];
+            continue;
+        }
+        if (i + 2 >= len) {
+            fail(m, "malformed escape in a STRING operand");
+            return NULL;
+        }
+        char c = s[++i];
+        uint32_t x;
+        switch (c) {
+        case 'n': o[n++] = '\n'; break;
+        case 'r': o[n++] = '\r'; break;
+        case 't': o[n++] = '\t'; break;
+        case '\\': case '\'': case '"': o[n++] = c; break;
+        case 'x':
+            if (i + 3 >= len || hex_digits(s + i + 1, 2, &x) != 0) {
+                fail(m, "malformed \\x escape in a STRING operand");
+                return NULL;
+            }
+            o[n++] = (char)x;
+            i += 2;
+            break;
+        default:
+            fail(m, "unsupported escape '\\%c' in a STRING operand", c);
+            return NULL;
+        }
+    }
+    return make_str(m, PK_STR, o, n);
+}
+
+/* ---- globals and data constructors -------------------------------------- */
+
+static const char *py3_module(const char *mod, size_t len)
+{
+    if (len == 11 && memcmp(mod, "__builtin__", 11) == 0)
+        return "builtins";
+    if (len == 8 && memcmp(mod, "copy_reg", 8) == 0)
+        return "copyreg";
+    return NULL;
+}
+
+static int push_global(vm *m, const char *mod, size_t mlen, const char *name, size_t nlen)
+{
+    const char *mapped = py3_module(mod, mlen);
+    const char *mname = mapped ? mapped : arena_strndup(m->a, mod, mlen);
+    const char *gname = arena_strndup(m->a, name, nlen);
+    for (size_t i = 0; i < m->n_allowed; i++)
+        if (strcmp(m->allowed[i].module, mname) == 0 && strcmp(m->allowed[i].name, gname) == 0) {
+            pk_value *g = new_value(m, PK_GLOBAL);
+            g->u.global.id = (int)i;
+            g->u.global.module = m->allowed[i].module;
+            g->u.global.name = m->allowed[i].name;
+            push(m, g);
+            return 0;
+        }
+    return fail(m, "the pickle asks for the global '%.100s.%.100s', which is not allowed (refused, nothing was "
+                   "executed)", mname, gname);
+}
+
+static int is_named(const pk_value *g, const char *mod, const char *name)
+{
+    return strcmp(g->u.global.module, mod) == 0 && strcmp(g->u.global.name, name) == 0;
+}
+
+/* latin-1 text (stored as UTF-8) back to the bytes it encodes. */
+static pk_value *latin1_bytes(vm *m, const pk_value *text)
+{
+    const unsigned char *s = (const unsigned char *)text->u.str.ptr;
+    size_t len = text->u.str.len;
+    unsigned char *o = arena_alloc(m->a, len ? len : 1);
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < 0x80) {
+            o[n++] = s[i];
+        } else if ((s[i] == 0xc2 || s[i] == 0xc3) && i + 1 < len && (s[i + 1] & 0xc0) == 0x80) {
+            o[n++] = (unsigned char)((s[i] & 0x03) << 6 | (s[i + 1] & 0x3f));
+            i++;
+        } else {
+            fail(m, "_codecs.encode: text is not latin-1");
+            return NULL;
+        }
+    }
+    return make_str(m, PK_BYTES, o, n);
+}
+
+/* REDUCE of a builtin data constructor; *done = 0 when g is not one. */
+static pk_value *construct(vm *m, const pk_value *g, const pk_value *args, int *done)
+{
+    size_t n = args->u.seq.len;
+    pk_value **a = args->u.seq.item;
+    *done = 1;
+    if (is_named(g, "collections", "OrderedDict")) {
+        if (n != 0) {
+            fail(m, "OrderedDict() with arguments is not supported");
+            return NULL;
+        }
+        return new_value(m, PK_DICT);
+    }
+    if (is_named(g, "_codecs", "encode")) {
+        if (n != 2 || a[0]->kind != PK_STR || !(pk_str_eq(a[1], "latin1") || pk_str_eq(a[1], "latin-1"))) {
+            fail(m, "_codecs.encode is only supported as encode(text, 'latin1')");
+            return NULL;
+        }
+        return latin1_bytes(m, a[0]);
+    }
+    if (is_named(g, "builtins", "bytes") || is_named(g, "builtins", "bytearray")) {
+        if (n == 0)
+            return make_str(m, PK_BYTES, "", 0);
+        if (n == 1 && a[0]->kind == PK_BYTES)
+            return a[0];
+        fail(m, "%s() with these arguments is not supported", g->u.global.name);
+        return NULL;
+    }
+    if (is_named(g, "builtins", "set") || is_named(g, "builtins", "frozenset")) {
+        pk_value *s = new_value(m, PK_SET);
+        if (n == 1 && (a[0]->kind == PK_LIST || a[0]->kind == PK_TUPLE))
+            for (size_t i = 0; i < a[0]->u.seq.len; i++)
+                seq_add(m, s, a[0]->u.seq.item[i]);
+        else if (n != 0) {
+            fail(m, "%s() with these arguments is not supported", g->u.global.name);
+            return NULL;
+        }
+        return s;
+    }
+    *done = 0;
+    return NULL;
+}
+
+static int reduce(vm *m, pk_value *callable, pk_value *args, int newobj)
+{
+    if (callable->kind != PK_GLOBAL)
+        return fail(m, "%s applied to %s; only allowed globals can be called", newobj ? "NEWOBJ" : "REDUCE",
+                    pk_kind_name(callable->kind));
+    if (args->kind != PK_TUPLE)
+        return fail(m, "arguments of %s.%s are %s, not a tuple", callable->u.global.module,
+                    callable->u.global.name, pk_kind_name(args->kind));
+    if (!newobj) {
+        int done;
+        pk_value *v = construct(m, callable, args, &done);
+        if (done) {
+            if (!v)
+                return -1;
+            push(m, v);
+            return 0;
+        }
+    }
+    pk_value *c = new_value(m, PK_CALL);
+    c->u.call.callable = callable;
+    c->u.call.args = args;
+    c->u.call.newobj = newobj;
+    push(m, c);
+    return 0;
+}
+
+static int build(vm *m, pk_value *obj, pk_value *state)
+{
+    if (obj->kind == PK_CALL && !obj->u.call.state) {
+        obj->u.call.state = state;
+        return 0;
+    }
+    if (obj->kind == PK_DICT && !obj->attrs && state->kind == PK_DICT) {
+        obj->attrs = state;
+        return 0;
+    }
+    return fail(m, "BUILD cannot set the state of %s", pk_kind_name(obj->kind));
+}
+
+/* ---- memo ------------------------------------------------------------- */
+
+static int memo_put(vm *m, uint64_t idx)
+{
+    pk_value *v = top(m);
+    if (!v)
+        return -1;
+    /* Picklers number memo entries from 0 and each PUT costs at least two
+     * bytes, so a legitimate index is below the pickle size. */
+    if (idx >= m->size)
+        return fail(m, "memo index %llu is out of range", (unsigned long long)idx);
+    if (idx >= m->memo_cap) {
+        size_t cap = m->memo_cap ? m->memo_cap : 64;
+        while (cap <= idx)
+            cap *= 2;
+        m->memo = xrealloc(m->memo, cap * sizeof *m->memo);
+        memset(m->memo + m->memo_cap, 0, (cap - m->memo_cap) * sizeof *m->memo);
+        m->memo_cap = cap;
+    }
+    if (!m->memo[idx])
+        m->memo_len++;
+    m->memo[idx] = v;
+    return 0;
+}
+
+static int memo_get(vm *m, uint64_t idx)
+{
+    if (idx >= m->memo_cap || !m->memo[idx])
+        return fail(m, "memo index %llu was never stored", (unsigned long long)idx);
+    push(m, m->memo[idx]);
+    return 0;
+}
+
+/* ---- the machine ------------------------------------------------------ */
+
+/* APPENDS, ADDITEMS, SETITEMS: move the values above the MARK into the
+ * container below it. */
+static int op_extend(vm *m, pk_kind want, const char *name)
+{
+    size_t first = 0;
+    if (pop_mark(m, &first) != 0)
+        return -1;
+    if (want == PK_DICT && (m->sp - first) % 2)
+        return fail(m, "%s with an odd number of values", name);
+    if (first == 0 || first - 1 < base(m))
+        return fail(m, "stack underflow (%s needs a container)", name);
+    pk_value *c = m->stack[first - 1];
+    if (c->kind != want)
+        return fail(m, "%s on %s", name, pk_kind_name(c->kind));
+    for (size_t i = first; i < m->sp; i++)
+        seq_add(m, c, m->stack[i]);
+    m->sp = first;
+    return 0;
+}
+
+/* TUPLE, LIST, DICT, FROZENSET: the values above the MARK, collected. */
+static int op_collect(vm *m, pk_kind k)
+{
+    size_t first = 0;
+    if (pop_mark(m, &first) != 0)
+        return -1;
+    if (k == PK_DICT && (m->sp - first) % 2)
+        return fail(m, "DICT with an odd number of values");
+    push(m, seq_from(m, k, first));
+    return 0;
+}
+
+static int op_tuple_n(vm *m, size_t n)
+{
+    if (m->sp - base(m) < n)
+        return fail(m, "stack underflow (TUPLE%zu)", n);
+    push(m, seq_from(m, PK_TUPLE, m->sp - n));
+    return 0;
+}
+
+static int op_int_bytes(vm *m, size_t n)
+{
+    const unsigned char *p = take(m, n);
+    if (!p)
+        return -1;
+    if (n > 8) {
+        push(m, new_value(m, PK_BIGINT));
+        return 0;
+    }
+    uint64_t v = le(p, (int)n);
+    if (n > 0 && n < 8 && (p[n - 1] & 0x80))
+        v |= ~(uint64_t)0 << (8 * n);
+    return push_int(m, PK_INT, (int64_t)v);
+}
+
+/* Opcodes taking text lines (protocol 0/1) live here to keep step() short. */
+static int step_text(vm *m, unsigned char op)
+{
+    size_t len, len2;
+    const char *s = line(m, &len), *s2;
+    if (!s)
+        return -1;
+    int64_t iv;
+    pk_value *v;
+    switch (op) {
+    case 'I':
+        if (len == 2 && (memcmp(s, "01", 2) == 0 || memcmp(s, "00", 2) == 0))
+            return push_int(m, PK_BOOL, s[1] == '1');
+        return parse_int_text(m, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
+    case 'L':
+        if (len && s[len - 1] == 'L')
+            len--;
+        return parse_int_text(m, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
+    case 'F': {
+        char tmp[64], *end;
+        if (len == 0 || len >= sizeof tmp)
+            return fail(m, "malformed FLOAT operand");
+        memcpy(tmp, s, len);
+        tmp[len] = 0;
+        v = new_value(m, PK_FLOAT);
+        v->u.f = strtod(tmp, &end);
+        if (*end)
+            return fail(m, "malformed FLOAT operand");
+        push(m, v);
+        return 0;
+    }
+    case 'S':
+        if (!(v = quoted_string(m, s, len)))
+            return -1;
+        push(m, v);
+        return 0;
+    case 'V':
+        if (!(v = raw_unicode(m, s, len)))
+            return -1;
+        push(m, v);
+        return 0;
+    case 'P':
+        v = new_value(m, PK_PERSID);
+        v->u.pid = make_str(m, PK_STR, s, len);
+        push(m, v);
+        return 0;
+    case 'p':
+    case 'g':
+        if (parse_int_text(m, s, len, &iv) != 0)
+            return -1;
+        if (iv < 0)
+            return fail(m, "negative memo index");
+        return op == 'p' ? memo_put(m, (uint64_t)iv) : memo_get(m, (uint64_t)iv);
+    case 'c':
+    case 'i': {
+        if (!(s2 = line(m, &len2)))
+            return -1;
+        if (push_global(m, s, len, s2, len2) != 0)
+            return -1;
+        if (op == 'c')
+            return 0;
+        pk_value *cls = pop(m);
+        size_t first = 0;
+        if (pop_mark(m, &first) != 0)
+            return -1;
+        return reduce(m, cls, seq_from(m, PK_TUPLE, first), 1);
+    }
+    default:
+        return fail(m, "unsupported pickle opcode 0x%02x", op);
+    }
+}
+
+static int step(vm *m, unsigned char op)
+{
+    const unsigned char *p;
+    pk_value *v, *w, *x;
+    size_t first = 0;
+    switch (op) {
+    case 0x80: /* PROTO */
+        if (!(p = take(m, 1)))
+            return -1;
+        if (p[0] > 5)
+            return fail(m, "unsupported pickle protocol %u", p[0]);
+        return 0;
+    case 0x95: /* FRAME: a length hint only */
+        return take(m, 8) ? 0 : -1;
+    case '(':
+        if (m->nmarks == MAX_MARKS)
+            return fail(m, "pickle nests more than %d levels deep", MAX_MARKS);
+        if (!m->marks)
+            m->marks = xmalloc(MAX_MARKS * sizeof *m->marks);
+        m->marks[m->nmarks++] = m->sp;
+        return 0;
+    case '0':
+        if (m->sp > base(m)) {
+            m->sp--;
+            return 0;
+        }
+        return pop_mark(m, &first);
+    case '1':
+        if (pop_mark(m, &first) != 0)
+            return -1;
+        m->sp = first;
+        return 0;
+    case '2':
+        if (!(v = top(m)))
+            return -1;
+        push(m, v);
+        return 0;
+    case 'N':
+        return push_new(m, PK_NONE);
+    case 0x88:
+    case 0x89:
+        return push_int(m, PK_BOOL, op == 0x88);
+    case 'J':
+        return (p = take(m, 4)) ? push_int(m, PK_INT, (int32_t)(uint32_t)le(p, 4)) : -1;
+    case 'K':
+    case 'M':
+        return (p = take(m, op == 'K' ? 1 : 2)) ? push_int(m, PK_INT, (int64_t)le(p, op == 'K' ? 1 : 2)) : -1;
+    case 0x8a:
+        if (!(p = take(m, 1)))
+            return -1;
+        return op_int_bytes(m, p[0]);
+    case 0x8b: {
+        if (!(p = take(m, 4)))
+            return -1;
+        int32_t n = (int32_t)(uint32_t)le(p, 4);
+        if (n < 0)
+            return fail(m, "LONG4 with a negative length");
+        return op_int_bytes(m, (size_t)n);
+    }
+    case 'G': {
+        if (!(p = take(m, 8)))
+            return -1;
+        uint64_t u = 0;
+        for (int i = 0; i < 8; i++)
+            u = u << 8 | p[i];
+        v = new_value(m, PK_FLOAT);
+        memcpy(&v->u.f, &u, 8);
+        push(m, v);
+        return 0;
+    }
+    case 'X': case 0x8c: case 0x8d: case 'T': case 'U': case 'B': case 'C': case 0x8e: case 0x96: {
+        int width = op == 0x8c || op == 'U' || op == 'C' ? 1 : op == 0x8d || op == 0x8e || op == 0x96 ? 8 : 4;
+        if (!(p = take(m, (size_t)width)))
+            return -1;
+        uint64_t n = le(p, width);
+        if (n > m->size - m->pos)
+            return fail(m, "truncated pickle: a string of %llu bytes runs past the end", (unsigned long long)n);
+        pk_kind k = op == 'B' || op == 'C' || op == 0x8e || op == 0x96 ? PK_BYTES : PK_STR;
+        push(m, make_str(m, k, m->buf + m->pos, (size_t)n));
+        m->pos += (size_t)n;
+        return 0;
+    }
+    case ')':
+        return push_new(m, PK_TUPLE);
+    case 't':
+        return op_collect(m, PK_TUPLE);
+    case 0x85: case 0x86: case 0x87:
+        return op_tuple_n(m, (size_t)(op - 0x84));
+    case ']':
+        return push_new(m, PK_LIST);
+    case 'l':
+        return op_collect(m, PK_LIST);
+    case 'a':
+        if (!(v = pop(m)) || !(w = top(m)))
+            return -1;
+        if (w->kind != PK_LIST)
+            return fail(m, "APPEND on %s", pk_kind_name(w->kind));
+        seq_add(m, w, v);
+        return 0;
+    case 'e':
+        return op_extend(m, PK_LIST, "APPENDS");
+    case '}':
+        return push_new(m, PK_DICT);
+    case 'd':
+        return op_collect(m, PK_DICT);
+    case 's':
+        if (!(v = pop(m)) || !(w = pop(m)) || !(x = top(m)))
+            return -1;
+        if (x->kind != PK_DICT)
+            return fail(m, "SETITEM on %s", pk_kind_name(x->kind));
+        seq_add(m, x, w);
+        seq_add(m, x, v);
+        return 0;
+    case 'u':
+        return op_extend(m, PK_DICT, "SETITEMS");
+    case 0x8f:
+        return push_new(m, PK_SET);
+    case 0x90:
+        return op_extend(m, PK_SET, "ADDITEMS");
+    case 0x91:
+        return op_collect(m, PK_SET);
+    case 0x93: /* STACK_GLOBAL */
+        if (!(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        if (v->kind != PK_STR || w->kind != PK_STR)
+            return fail(m, "STACK_GLOBAL needs two strings");
+        return push_global(m, v->u.str.ptr, v->u.str.len, w->u.str.ptr, w->u.str.len);
+    case 'R':
+        if (!(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        return reduce(m, v, w, 0);
+    case 0x81:
+        if (!(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        return reduce(m, v, w, 1);
+    case 0x92:
+        if (!(x = pop(m)) || !(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        if (x->kind != PK_DICT || x->u.seq.len != 0)
+            return fail(m, "NEWOBJ_EX with keyword arguments is not supported");
+        return reduce(m, v, w, 1);
+    case 'o':
+        if (pop_mark(m, &first) != 0)
+            return -1;
+        if (first == m->sp)
+            return fail(m, "OBJ without a class");
+        v = m->stack[first];
+        w = seq_from(m, PK_TUPLE, first + 1);
+        m->sp = first;
+        return reduce(m, v, w, 1);
+    case 'b':
+        if (!(w = pop(m)) || !(v = top(m)))
+            return -1;
+        return build(m, v, w);
+    case 'Q':
+        if (!(w = pop(m)))
+            return -1;
+        v = new_value(m, PK_PERSID);
+        v->u.pid = w;
+        push(m, v);
+        return 0;
+    case 'q':
+    case 'r':
+        if (!(p = take(m, op == 'q' ? 1 : 4)))
+            return -1;
+        return memo_put(m, le(p, op == 'q' ? 1 : 4));
+    case 0x94:
+        return memo_put(m, m->memo_len);
+    case 'h':
+    case 'j':
+        if (!(p = take(m, op == 'h' ? 1 : 4)))
+            return -1;
+        return memo_get(m, le(p, op == 'h' ? 1 : 4));
+    case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'p': case 'g': case 'c': case 'i':
+        return step_text(m, op);
+    case 0x82: case 0x83: case 0x84:
+        return fail(m, "extension registry opcodes (EXT1/2/4) are not supported");
+    case 0x97: case 0x98:
+        return fail(m, "out-of-band buffers (protocol 5) are not supported");
+    default:
+        return fail(m, "unsupported pickle opcode 0x%02x", op);
+    }
+}
+
+int pickle_parse(arena *a, const char *path, const char *what, const unsigned char *buf, size_t size,
+                 const pk_global *allowed, size_t n_allowed, pk_value **result)
+{
+    vm m = { .a = a, .path = path, .what = what, .buf = buf, .size = size, .allowed = allowed,
+             .n_allowed = n_allowed };
+    *result = NULL;
+    int rc = -1;
+    for (;;) {
+        m.op_pos = m.pos;
+        if (m.pos >= m.size) {
+            fail(&m, "truncated pickle: no STOP opcode");
+            break;
+        }
+        unsigned char op = buf[m.pos++];
+        if (op == '.') {
+            if (m.nmarks)
+                fail(&m, "STOP with a MARK still open");
+            else if ((*result = pop(&m)) != NULL)
+                rc = 0;
+            break;
+        }
+        if (step(&m, op) != 0)
+            break;
+    }
+    free(m.stack);
+    free(m.marks);
+    free(m.memo);
+    return rc;
+}
+
+const char *pk_kind_name(pk_kind k)
+{
+    static const char *const names[] = {
+        [PK_NONE] = "None", [PK_BOOL] = "a bool", [PK_INT] = "an int", [PK_BIGINT] = "a big int",
+        [PK_FLOAT] = "a float", [PK_STR] = "a str", [PK_BYTES] = "a bytes object", [PK_TUPLE] = "a tuple",
+        [PK_LIST] = "a list", [PK_DICT] = "a dict", [PK_SET] = "a set", [PK_GLOBAL] = "a class or function",
+        [PK_CALL] = "an object", [PK_PERSID] = "a persistent id",
+    };
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "a value";
+}
+
+int pk_is_global(const pk_value *v, int id) { return v && v->kind == PK_GLOBAL && v->u.global.id == id; }
+
+int pk_is_call_of(const pk_value *v, int id) { return v && v->kind == PK_CALL && pk_is_global(v->u.call.callable, id); }
+
+int pk_str_eq(const pk_value *v, const char *s)
+{
+    size_t n = strlen(s);
+    return v && v->kind == PK_STR && v->u.str.len == n && memcmp(v->u.str.ptr, s, n) == 0;
+}
+
+long pk_tuple_len(const pk_value *v) { return v && v->kind == PK_TUPLE ? (long)v->u.seq.len : -1; }

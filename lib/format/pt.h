@@ -1,0 +1,49 @@
+/* PyTorch .pt files in the zip format of torch.save (torch >= 1.6), read
+ * without Python: one tensor per file, as msprobe dumps them.
+ *
+ * The archive's entries share one folder <prefix>/ chosen by torch (the
+ * file stem at save time); the prefix is taken from the entry
+ * <prefix>/data.pkl, never assumed.  data.pkl is run by the inert pickle
+ * machine of pickle.h with this allow-list only:
+ *   torch._utils._rebuild_tensor_v2 / _rebuild_tensor_v3 / _rebuild_tensor,
+ *   torch._utils._rebuild_parameter[_with_state],
+ *   torch._tensor._rebuild_from_type_v2 (with torch.Tensor / Parameter),
+ *   the storage classes torch.FloatStorage ... torch.UntypedStorage,
+ *   the dtype objects torch.float32 ... (used by _rebuild_tensor_v3),
+ *   collections.OrderedDict, _codecs.encode, builtins.bytes, and
+ *   numpy.core.multiarray._reconstruct / scalar, numpy.core.numeric._frombuffer
+ *   (pickle protocol 5), numpy.ndarray, numpy.dtype (also spelt numpy._core)
+ *   for numpy arrays saved with torch.save.
+ * Anything else is refused before it could matter.
+ *
+ * Tensors: persistent ids ('storage', <storage class>, key, location,
+ * numel) resolve to the entry <prefix>/data/<key>, used in place when
+ * stored (zero copy) or inflated when deflated.  Storage offset, size and
+ * stride are honoured exactly (non-contiguous views need no copy) and
+ * checked against the storage: numel elements of a typed storage, numel
+ * bytes of an untyped one, and the entry must hold them.  A <prefix>/byteorder
+ * entry saying "big" marks the data as big-endian.  Quantized, sparse and
+ * other tensor kinds are refused.
+ *
+ * numpy arrays: torch.save pickles them with protocol 2, so the data is a
+ * latin-1 text inside the pickle (bytes with protocol 3+); it is decoded
+ * into a buffer the tensor owns.  Plain numeric ndarrays and numpy scalars of the dtypes of
+ * tensor.h are supported; object arrays and other numpy types are refused.
+ */
+#ifndef MSP_PT_H
+#define MSP_PT_H
+
+#include "base/strbuf.h"
+#include "format/tensor.h"
+
+/* Parse buf[0..size) as a torch.save zip archive holding one tensor.
+ * Stored storage is used in place (buf must outlive the tensor); anything
+ * decoded is owned by the tensor.  Always tensor_free() the result.
+ * 0, or -1 with the error recorded against `path`. */
+int pt_parse(const char *path, const unsigned char *buf, size_t size, tensor *out);
+
+/* The legacy typed storage class torch.save names for a dtype
+ * ("FloatStorage"), or NULL when it has none (uint16/32/64). */
+const char *pt_storage_class(dtype_id dt);
+
+#endif

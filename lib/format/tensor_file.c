@@ -1,0 +1,35 @@
+/* Opening a tensor file: .npy or .pt, told apart by content, mapped. */
+#include "format/tensor_file.h"
+#include "base/log.h"
+#include "format/npy.h"
+#include "format/pt.h"
+
+#include <string.h>
+
+int tensor_load(const char *path, tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    mapped_file f;
+    if (file_map(path, 0, &f) != 0)
+        return -1;
+    int rc;
+    if (f.size >= 6 && memcmp(f.data, "\x93NUMPY", 6) == 0)
+        rc = npy_parse(path, f.data, f.size, out);
+    else if (f.size >= 4 && (memcmp(f.data, "PK\x03\x04", 4) == 0 || memcmp(f.data, "PK\x05\x06", 4) == 0))
+        rc = pt_parse(path, f.data, f.size, out);
+    else if (f.size >= 2 && f.data[0] == 0x80 && f.data[1] <= 5)
+        rc = err_input(path, "legacy (pre-1.6, non-zip) torch.save format is not supported; "
+                             "re-save the tensor with a current PyTorch");
+    else if (f.size == 0)
+        rc = err_input(path, "file is empty");
+    else
+        rc = err_input(path, "not a .npy or .pt tensor file (unknown leading bytes)");
+    if (rc != 0) {
+        tensor_free(out);
+        file_unmap(&f);
+        return -1;
+    }
+    out->map = f;
+    return 0;
+}
+

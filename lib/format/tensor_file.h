@@ -1,0 +1,11 @@
+/* Opening a tensor file of either kind msprobe writes. */
+#ifndef MSP_TENSOR_FILE_H
+#define MSP_TENSOR_FILE_H
+
+#include "format/tensor.h"
+
+/* Load a .npy or .pt file, chosen by its first bytes (not its suffix).
+ * Stored data is used in place from a read-only mapping of the file.
+ * Returns 0, or -1 with the error recorded (err_input naming the path). */
+int tensor_load(const char *path, tensor *out);
+#endif

@@ -1,0 +1,523 @@
+/* Streaming XML tokenizer over a zip entry (see xmltok.h). The window holds
+ * the bytes from the current token on; when a token runs past its end the
+ * window is compacted and refilled from the inflater, so every offset is
+ * kept relative to `pos` while a token is being scanned. */
+#include "format/xmltok.h"
+#include "base/log.h"
+#include "base/le.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define WINDOW_CHUNK ((size_t)256 << 10)
+#define LOCAL_HEADER_LEN 30
+#define MAX_DEFLATE_RATIO 1032
+
+int xml_fail(xml_reader *x, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return err_input(x->path, "malformed xlsx: %s: %s (at byte %llu)", x->part, msg,
+                     (unsigned long long)(x->consumed + x->pos));
+}
+
+int xml_open(xml_reader *x, const zip_archive *z, const zip_entry *e, const char *path, uint64_t max_size)
+{
+    memset(x, 0, sizeof *x);
+    x->path = path;
+    /* entry names are not NUL-terminated in the archive */
+    char *part = xstrndup(e->name, e->name_len);
+    x->part = part;
+    const char *why = NULL;
+    uint64_t off = e->local_offset;
+    if (e->flags & 1)
+        why = "is encrypted";
+    else if (e->method != 0 && e->method != 8)
+        why = "uses an unsupported compression method";
+    else if (off > z->size || z->size - off < LOCAL_HEADER_LEN || memcmp(z->data + off, "PK\3\4", 4))
+        why = "has a bad local header";
+    else if (max_size && e->size > max_size)
+        why = "is too large";
+    else if (e->method == 8 && e->size / MAX_DEFLATE_RATIO > e->comp_size)
+        why = "claims an impossible compression ratio (zip bomb?)";
+    if (!why) {
+        const unsigned char *lh = z->data + off;
+        uint64_t start = off + LOCAL_HEADER_LEN + le_get16(lh + 26) + le_get16(lh + 28);
+        if (start > z->size || z->size - start < e->comp_size || (e->method == 0 && e->comp_size != e->size))
+            why = "lies outside the file";
+        else
+            x->src = z->data + start;
+    }
+    if (why) {
+        err_input(path, "malformed xlsx: zip entry %s %s", part, why);
+        xml_close(x);
+        return -1;
+    }
+    x->src_left = e->comp_size;
+    x->declared = e->size;
+    x->want_crc = e->crc;
+    x->deflated = e->method == 8;
+    if (!x->deflated) {
+        /* stored: the window is the entry itself, read in place */
+        x->buf = x->src;
+        x->end = (size_t)e->size;
+        x->eof = 1;
+        return 0;
+    }
+    z_stream *zs = xcalloc(1, sizeof *zs);
+    x->zs = zs;
+    if (inflateInit2(zs, -MAX_WBITS) != Z_OK) {
+        err_internal(path, "cannot initialise zlib");
+        xml_close(x);
+        return -1;
+    }
+    x->crc = (uint32_t)crc32(0, NULL, 0);
+    return 0;
+}
+
+void xml_close(xml_reader *x)
+{
+    if (x->zs) {
+        inflateEnd(x->zs);
+        free(x->zs);
+    }
+    free(x->own);
+    free((char *)x->part);
+    free(x->attrs);
+    free(x->marks);
+    sb_free(&x->scratch);
+    sb_free(&x->stack);
+    memset(x, 0, sizeof *x);
+}
+
+/* More bytes into the window: 1 when some came, 0 at the end of the part,
+ * -1 on error. Offsets relative to x->pos stay valid; pointers do not. */
+static int fill(xml_reader *x)
+{
+    if (x->eof)
+        return 0;
+    if (x->pos) {
+        memmove(x->own, x->own + x->pos, x->end - x->pos);
+        x->consumed += x->pos;
+        x->end -= x->pos;
+        x->pos = 0;
+    }
+    if (x->cap - x->end < WINDOW_CHUNK / 2) {
+        if (x->end > XML_MAX_TOKEN)
+            return xml_fail(x, "a tag or text longer than %zu bytes", XML_MAX_TOKEN);
+        x->cap = x->cap ? 2 * x->cap : WINDOW_CHUNK;
+        x->own = xrealloc(x->own, x->cap);
+    }
+    x->buf = x->own;
+    z_stream *zs = x->zs;
+    size_t before = x->end;
+    while (x->end == before) {
+        if (zs->avail_in == 0 && x->src_left) {
+            zs->next_in = (unsigned char *)x->src;
+            zs->avail_in = x->src_left > 0x40000000u ? 0x40000000u : (uInt)x->src_left;
+            x->src += zs->avail_in;
+            x->src_left -= zs->avail_in;
+        }
+        zs->next_out = x->own + x->end;
+        zs->avail_out = (uInt)(x->cap - x->end);
+        uInt in_before = zs->avail_in;
+        int rc = inflate(zs, Z_NO_FLUSH);
+        size_t got = (size_t)(zs->next_out - (x->own + x->end));
+        x->crc = (uint32_t)crc32(x->crc, x->own + x->end, (uInt)got);
+        x->end += got;
+        x->produced += got;
+        if (x->produced > x->declared)
+            return xml_fail(x, "inflates to more than its declared %llu bytes", (unsigned long long)x->declared);
+        if (rc == Z_STREAM_END) {
+            x->eof = 1;
+            if (x->produced != x->declared)
+                return xml_fail(x, "inflates to %llu bytes, %llu were declared", (unsigned long long)x->produced,
+                                (unsigned long long)x->declared);
+            if (x->crc != x->want_crc)
+                return xml_fail(x, "fails its CRC-32 check");
+            break;
+        }
+        if (rc == Z_BUF_ERROR && zs->avail_in == 0 && x->src_left == 0)
+            return xml_fail(x, "its compressed data ends early");
+        if ((rc != Z_OK && rc != Z_BUF_ERROR) || (rc == Z_BUF_ERROR && !got && zs->avail_in == in_before))
+            return xml_fail(x, "corrupt deflate data (%s)", zs->msg ? zs->msg : "zlib error");
+    }
+    return x->end > before ? 1 : 0;
+}
+
+/* Offset (from pos) of the first occurrence of `pat` at or after `from`,
+ * refilling as needed; -1 at the end of the part, -2 on error. */
+static long long find(xml_reader *x, size_t from, const char *pat)
+{
+    size_t plen = strlen(pat);
+    for (;;) {
+        size_t have = x->end - x->pos;
+        if (have >= from + plen) {
+            const unsigned char *p = memmem(x->buf + x->pos + from, have - from, pat, plen);
+            if (p)
+                return (long long)(p - (x->buf + x->pos));
+            from = have - plen + 1;
+        }
+        int r = fill(x);
+        if (r < 0)
+            return -2;
+        if (r == 0)
+            return -1;
+    }
+}
+
+static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static void put_utf8(strbuf *sb, unsigned cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | cp >> 12), b[1] = (char)(0x80 | (cp >> 6 & 0x3F)), b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        b[0] = (char)(0xF0 | cp >> 18), b[1] = (char)(0x80 | (cp >> 12 & 0x3F)), b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    sb_add(sb, b, n);
+}
+
+/* Decode s[0..n) (text or an attribute value) onto the scratch buffer. */
+static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
+{
+    strbuf *sb = &x->scratch;
+    sb_grow(sb, n + 1);
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        while (run < n && s[run] != '&' && s[run] != '\r' && !(attr && (s[run] == '\t' || s[run] == '\n')))
+            run++;
+        sb_add(sb, s + i, run - i);
+        i = run;
+        if (i >= n)
+            break;
+        if (s[i] != '&') {
+            /* line ends read as "\n"; in attributes blanks become spaces */
+            if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
+                i++;
+            sb_addc(sb, attr ? ' ' : '\n');
+            i++;
+            continue;
+        }
+        const unsigned char *semi = memchr(s + i, ';', n - i < 16 ? n - i : 16);
+        if (!semi)
+            return xml_fail(x, "an '&' that starts no entity");
+        const char *ent = (const char *)s + i + 1;
+        size_t len = (size_t)((const char *)semi - ent);
+        static const struct {
+            const char *name;
+            char ch;
+        } named[] = {{"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+        int done = 0;
+        for (size_t k = 0; k < 5 && !done; k++)
+            if (len == strlen(named[k].name) && !memcmp(ent, named[k].name, len))
+                sb_addc(sb, named[k].ch), done = 1;
+        if (!done && len >= 2 && ent[0] == '#') {
+            int hex = ent[1] == 'x';
+            unsigned long cp = 0;
+            size_t k = hex ? 2 : 1;
+            if (k == len)
+                return xml_fail(x, "an empty character reference");
+            for (; k < len; k++) {
+                char ch = ent[k];
+                int d = ch >= '0' && ch <= '9' ? ch - '0'
+                        : hex && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                        : hex && ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                                        : -1;
+                if (d < 0)
+                    return xml_fail(x, "a bad character reference '&%.*s;'", (int)len, ent);
+                cp = cp * (hex ? 16 : 10) + (unsigned long)d;
+                if (cp > 0x10FFFF)
+                    break;
+            }
+            if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+                return xml_fail(x, "a character reference to an invalid character '&%.*s;'", (int)len, ent);
+            put_utf8(sb, (unsigned)cp);
+            done = 1;
+        }
+        if (!done)
+            return xml_fail(x, "an unknown entity '&%.*s;'", (int)len, ent);
+        i = (size_t)(semi - s) + 1;
+    }
+    return 0;
+}
+
+static int push_name(xml_reader *x, const char *name, size_t n)
+{
+    if (x->nmarks == x->capmarks) {
+        x->capmarks = x->capmarks ? 2 * x->capmarks : 16;
+        x->marks = xrealloc(x->marks, x->capmarks * sizeof *x->marks);
+    }
+    x->marks[x->nmarks++] = x->stack.len;
+    sb_add(&x->stack, name, n);
+    sb_addc(&x->stack, 0);
+    x->seen_root = 1;
+    return 0;
+}
+
+static void set_local_name(xml_reader *x, const char *name, size_t n)
+{
+    const char *colon = memchr(name, ':', n);
+    if (colon) {
+        n -= (size_t)(colon + 1 - name);
+        name = colon + 1;
+    }
+    x->name = name;
+    x->name_len = n;
+}
+
+/* An end tag: </name ws?> */
+static int end_tag(xml_reader *x, size_t close)
+{
+    const char *s = (const char *)x->buf + x->pos + 2;
+    size_t n = close - 2;
+    while (n && is_space((unsigned char)s[n - 1]))
+        n--;
+    if (!x->nmarks)
+        return xml_fail(x, "an end tag </%.*s> without a start tag", (int)(n > 64 ? 64 : n), s);
+    const char *open = x->stack.buf + x->marks[x->nmarks - 1];
+    if (x->stack.len - x->marks[x->nmarks - 1] - 1 != n || memcmp(open, s, n))
+        return xml_fail(x, "</%.*s> closes <%s>", (int)(n > 64 ? 64 : n), s, open);
+    x->nmarks--;
+    x->stack.len = x->marks[x->nmarks];
+    set_local_name(x, s, n);
+    x->depth = (int)x->nmarks;
+    x->pos += close + 1;
+    return XML_END;
+}
+
+/* A start tag <name attr="v" ...> or <name .../>; `close` is the offset of
+ * its '>'. */
+static int start_tag(xml_reader *x, size_t close)
+{
+    const char *s = (const char *)x->buf + x->pos + 1, *end = (const char *)x->buf + x->pos + close;
+    int empty = end[-1] == '/' && end - 1 >= s;
+    if (empty)
+        end--;
+    const char *p = s;
+    while (p < end && !is_space((unsigned char)*p))
+        p++;
+    if (p == s)
+        return xml_fail(x, "a tag without a name");
+    size_t name_len = (size_t)(p - s);
+    /* attribute values go to scratch; record offsets, make pointers last */
+    size_t n = 0;
+    size_t (*offs)[3] = NULL;   /* name offset in window, name length, value offset in scratch */
+    size_t capoffs = 0;
+    while (p < end) {
+        while (p < end && is_space((unsigned char)*p))
+            p++;
+        if (p >= end)
+            break;
+        const char *an = p;
+        while (p < end && *p != '=' && !is_space((unsigned char)*p))
+            p++;
+        size_t an_len = (size_t)(p - an);
+        while (p < end && is_space((unsigned char)*p))
+            p++;
+        if (p >= end || *p != '=' || an_len == 0) {
+            free(offs);
+            return xml_fail(x, "a malformed attribute in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
+        }
+        p++;
+        while (p < end && is_space((unsigned char)*p))
+            p++;
+        char q = p < end ? *p : 0;
+        const char *v = p + 1, *ve = q == '"' || q == '\'' ? memchr(v, q, (size_t)(end - v > 0 ? end - v : 0)) : NULL;
+        if (!ve) {
+            free(offs);
+            return xml_fail(x, "an unquoted attribute value in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
+        }
+        if (n == capoffs) {
+            capoffs = capoffs ? 2 * capoffs : 8;
+            offs = xrealloc(offs, capoffs * sizeof *offs);
+        }
+        offs[n][0] = (size_t)(an - (const char *)x->buf);
+        offs[n][1] = an_len;
+        offs[n][2] = x->scratch.len;
+        if (decode(x, (const unsigned char *)v, (size_t)(ve - v), 1) != 0) {
+            free(offs);
+            return -1;
+        }
+        sb_addc(&x->scratch, 0);
+        n++;
+        p = ve + 1;
+    }
+    if (n > x->capattrs) {
+        x->capattrs = n;
+        x->attrs = xrealloc(x->attrs, n * sizeof *x->attrs);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *an = (const char *)x->buf + offs[i][0];
+        size_t an_len = offs[i][1];
+        const char *colon = memchr(an, ':', an_len);
+        if (colon) {
+            an_len -= (size_t)(colon + 1 - an);
+            an = colon + 1;
+        }
+        x->attrs[i].name = an;
+        x->attrs[i].name_len = an_len;
+        x->attrs[i].value = x->scratch.buf + offs[i][2];
+        x->attrs[i].value_len = strlen(x->attrs[i].value);
+    }
+    free(offs);
+    x->nattrs = n;
+    push_name(x, s, name_len);
+    set_local_name(x, s, name_len);
+    x->pending_end = empty;
+    x->depth = (int)x->nmarks;
+    x->pos += close + 1;
+    return XML_START;
+}
+
+/* Offset of the '>' that closes the tag starting at pos (quotes respected). */
+static long long tag_close(xml_reader *x)
+{
+    size_t i = 1;
+    char quote = 0;
+    for (;;) {
+        for (; x->pos + i < x->end; i++) {
+            char c = (char)x->buf[x->pos + i];
+            if (quote) {
+                if (c == quote)
+                    quote = 0;
+            } else if (c == '"' || c == '\'') {
+                quote = c;
+            } else if (c == '>') {
+                return (long long)i;
+            } else if (c == '<') {
+                return xml_fail(x, "a '<' inside a tag"), -2;
+            }
+        }
+        int r = fill(x);
+        if (r < 0)
+            return -2;
+        if (r == 0)
+            return -1;
+    }
+}
+
+static int at_end(xml_reader *x)
+{
+    if (x->nmarks)
+        return xml_fail(x, "the part ends inside <%s>", x->stack.buf + x->marks[x->nmarks - 1]);
+    if (!x->seen_root)
+        return xml_fail(x, "no XML element");
+    return XML_EOF;
+}
+
+static int starts(xml_reader *x, const char *lit)
+{
+    size_t n = strlen(lit);
+    while (x->end - x->pos < n) {
+        int r = fill(x);
+        if (r <= 0)
+            return r < 0 ? -1 : 0;
+    }
+    return memcmp(x->buf + x->pos, lit, n) == 0;
+}
+
+int xml_next(xml_reader *x)
+{
+    sb_reset(&x->scratch);
+    x->nattrs = 0;
+    if (x->pending_end) {
+        x->pending_end = 0;
+        x->nmarks--;
+        x->stack.len = x->marks[x->nmarks];
+        x->depth = (int)x->nmarks;
+        return XML_END;
+    }
+    for (;;) {
+        if (x->pos == x->end) {
+            int r = fill(x);
+            if (r < 0)
+                return XML_FAIL;
+            if (r == 0)
+                return at_end(x);
+        }
+        if (x->buf[x->pos] != '<') {
+            long long lt = find(x, 0, "<");
+            if (lt == -2)
+                return XML_FAIL;
+            size_t n = lt < 0 ? x->end - x->pos : (size_t)lt;
+            if (decode(x, x->buf + x->pos, n, 0) != 0)
+                return XML_FAIL;
+            x->pos += n;
+            x->text = x->scratch.buf ? x->scratch.buf : "";
+            x->text_len = x->scratch.len;
+            return XML_TEXT;
+        }
+        /* most tokens are plain tags: look at the second byte first */
+        if (x->end - x->pos < 2 && fill(x) < 0)
+            return XML_FAIL;
+        int special = x->end - x->pos >= 2 && (x->buf[x->pos + 1] == '!' || x->buf[x->pos + 1] == '?');
+        int r = 0;
+        if (special && (r = starts(x, "<!--")) != 0) {
+            long long e = r < 0 ? -2 : find(x, 4, "-->");
+            if (e < 0)
+                return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated comment");
+            x->pos += (size_t)e + 3;
+            continue;
+        }
+        if (special && (r = starts(x, "<![CDATA[")) != 0) {
+            long long e = r < 0 ? -2 : find(x, 9, "]]>");
+            if (e < 0)
+                return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated CDATA section");
+            sb_add(&x->scratch, x->buf + x->pos + 9, (size_t)e - 9);
+            x->pos += (size_t)e + 3;
+            x->text = x->scratch.buf ? x->scratch.buf : "";
+            x->text_len = x->scratch.len;
+            return XML_TEXT;
+        }
+        if (special && (r = starts(x, "<?")) != 0) {
+            long long e = r < 0 ? -2 : find(x, 2, "?>");
+            if (e < 0)
+                return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated processing instruction");
+            x->pos += (size_t)e + 2;
+            continue;
+        }
+        if (special)
+            return r < 0 ? XML_FAIL : xml_fail(x, "a DTD or declaration, which is not allowed");
+        long long close = tag_close(x);
+        if (close == -2)
+            return XML_FAIL;
+        if (close < 0)
+            return xml_fail(x, "the part ends inside a tag");
+        if (x->buf[x->pos + 1] == '/')
+            return end_tag(x, (size_t)close);
+        return start_tag(x, (size_t)close);
+    }
+}
+
+int xml_is(const xml_reader *x, const char *local)
+{
+    return x->name_len && x->name[0] == local[0] && x->name_len == strlen(local) &&
+           !memcmp(x->name, local, x->name_len);
+}
+
+const char *xml_attr_value(const xml_reader *x, const char *local, size_t *len)
+{
+    size_t n = strlen(local);
+    for (size_t i = 0; i < x->nattrs; i++)
+        if (x->attrs[i].name_len == n && !memcmp(x->attrs[i].name, local, n)) {
+            if (len)
+                *len = x->attrs[i].value_len;
+            return x->attrs[i].value;
+        }
+    return NULL;
+}

@@ -1,0 +1,75 @@
+/* ZIP archives as torch.save writes them, read from a buffer in place.
+ *
+ * Reading: the central directory is located from the end-of-central-
+ * directory record (ZIP64 records too: sizes and offsets of 0xFFFFFFFF
+ * are taken from the zip64 extra field), every entry is bounds-checked,
+ * and an entry's data offset is computed from its *local* header (torch
+ * pads the local extra field so data is 64-byte aligned; the central
+ * directory does not show that padding).  Sizes come from the central
+ * directory, so bit-3 data descriptors need no special handling.
+ *
+ * Stored entries (method 0) are returned in place, without a copy and
+ * without a CRC pass (a full pass would double the cost of reading a
+ * tensor; torch does not verify them either).  Deflated entries (method 8)
+ * are inflated into a new buffer and their CRC-32 is checked.  Before any
+ * allocation the declared size is checked against the caller's limit and
+ * against the highest ratio deflate can reach, so a zip bomb is refused
+ * up front; an entry that inflates to more or less than declared is an
+ * error.  Encrypted entries, other methods and multi-disk archives are
+ * refused.
+ *
+ * Writing: a small streaming writer (stored or deflated entries, optional
+ * data alignment via a torch-style "FB" padding extra field, ZIP64 when
+ * needed or forced), used to produce .pt files and test archives.
+ */
+#ifndef MSP_ZIP_H
+#define MSP_ZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    const char *name;       /* into the archive buffer, not NUL-terminated */
+    size_t name_len;
+    uint64_t comp_size, size, local_offset;
+    uint32_t crc;
+    uint16_t method, flags;
+} zip_entry;
+
+typedef struct {
+    const char *path;       /* for error messages (not owned) */
+    const unsigned char *data;
+    size_t size;
+    zip_entry *entries;
+    size_t count;
+} zip_archive;
+
+/* Read the central directory of data[0..size).  The archive refers to
+ * `data` and `path`; both must outlive it.  0 or -1 (error recorded). */
+int zip_open(zip_archive *z, const char *path, const unsigned char *data, size_t size);
+void zip_close(zip_archive *z);
+
+/* First entry with exactly this name, or NULL. */
+const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_len);
+
+/* The uncompressed bytes of an entry.  Stored: *data points into the
+ * archive and *owned is NULL.  Deflated: *data == *owned, a malloc'ed
+ * buffer for the caller to free().  Entries declaring more than max_size
+ * bytes are refused (0: no limit besides the ratio check). */
+int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
+             void **owned);
+
+/* Record signatures and fixed lengths (APPNOTE 6.3). */
+#define ZIP_SIG_LOCAL 0x04034b50u
+#define ZIP_SIG_CENTRAL 0x02014b50u
+#define ZIP_SIG_EOCD 0x06054b50u
+#define ZIP_SIG_EOCD64 0x06064b50u
+#define ZIP_SIG_LOCATOR64 0x07064b50u
+
+#define ZIP_EOCD_LEN 22
+#define ZIP_LOCATOR64_LEN 20
+#define ZIP_EOCD64_LEN 56
+#define ZIP_CENTRAL_LEN 46
+#define ZIP_LOCAL_LEN 30
+
+#endif

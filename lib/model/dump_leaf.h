@@ -1,0 +1,30 @@
+/* Turning one entry's value into rows (msprobe's op_item_parse), for
+ * dump.c, which walks the entries. Not part of the dump API. */
+#ifndef MSP_DUMP_LEAF_H
+#define MSP_DUMP_LEAF_H
+
+#include "model/dump_rows.h"
+#include "base/strbuf.h"
+
+/* msprobe refuses to flatten deeper than this (Const.MAX_DEPTH). */
+#define FLATTEN_MAX_DEPTH 10
+
+typedef struct {
+    dump_data *d;
+    int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows */
+    int dups;                 /* a name of `data` was repeated */
+    int in_params_grad;       /* "parameters_grad" is a component of the prefix */
+    uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
+    size_t md5_cap;
+    const char *entry_name;
+    strbuf prefix;
+    strbuf tmp;
+} flattener;
+
+/* `comp` is one of the dot-separated components of s[0..n). */
+int dump_has_component(const char *s, size_t n, const char *comp);
+
+/* msprobe's op_item_parse(): the rows of value v, named from f->prefix. */
+int dump_flatten(flattener *f, const jval *v, int depth);
+
+#endif

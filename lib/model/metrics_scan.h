@@ -1,0 +1,63 @@
+/* Internals of metrics.c: the one-pass scan over two tensors of the same
+ * shape and the numpy relative-error rules it applies per element. */
+#ifndef MSP_METRICS_SCAN_H
+#define MSP_METRICS_SCAN_H
+
+#include <stddef.h>
+
+#include "format/tensor.h"
+
+/* The dtype numpy computes the relative error in. */
+enum rel_type { RT_F16, RT_F32, RT_F64, RT_C64, RT_C128 };
+
+/* How "+= eps where bench == 0" rounds on one side: float16 loses it
+ * (eps is below half the smallest subnormal), float32 and float64 add it
+ * in their own precision. */
+enum eps_mode { EPS_NONE, EPS_F32, EPS_F64 };
+
+typedef struct {
+    int rtype;          /* enum rel_type */
+    int eps_n, eps_b;   /* enum eps_mode */
+    int complex_n;      /* the NPU imaginary part enters the relative error */
+    double thr1, thr5;  /* 0.001 and 0.005 rounded to the relative error's dtype */
+} rel_plan;
+
+/* Effective dtype after msprobe's loading: bfloat16 becomes float32. */
+dtype_id metrics_eff_dtype(dtype_id dt);
+
+/* The plan for NPU dtype dn vs bench dtype db (effective dtypes). */
+void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p);
+
+/* |(n' - b') / b'| of one element as numpy computes it, where n' and b'
+ * carry eps when b == 0.  n = nr + i*ni (ni only for complex plans).
+ * The result is exactly representable in the plan's real dtype. */
+double rel_err_one(const rel_plan *p, double nr, double ni, double b);
+
+/* |re + i*im| the way numpy computes np.abs of complex64 / complex128. */
+float cabs_f(float re, float im);
+double cabs_d(double re, double im);
+
+/* float rounded to the nearest float16 value (ties to even, overflow to
+ * inf), kept as float. */
+float round_to_half(float x);
+
+/* The vector version of round_to_half used by the float16 kernel, on
+ * in[0..4); for the unit tests. */
+void metrics_round_half4(const float *in, float *out);
+
+/* Totals of one scan. */
+typedef struct {
+    double dot, nn, bb, dd;   /* sums of n*b, n*n, b*b, (n-b)^2 in double */
+    double maxabs;            /* max |n - b| in double */
+    double maxrel;            /* max relative error, NaN elements skipped */
+    int relnan;               /* some relative error is NaN */
+    size_t below1, below5;    /* relative errors below thr1 / thr5 */
+} scan_totals;
+
+/* Scan two tensors of the same element count.  NaN/inf positions that
+ * agree on both sides count as zeros on both sides.  Returns 0, or 1 when
+ * the NaN/inf positions disagree (then the totals are meaningless).
+ * scalar_only: skip the vector kernels. */
+int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int scalar_only, scan_totals *out);
+
+#endif

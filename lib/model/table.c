@@ -1,0 +1,373 @@
+#include "model/table.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "py/numfmt.h"
+#include "base/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xlsxwriter.h>
+
+struct table_writer {
+    int format;
+    char *path, *tmp;
+    const char *const *header;
+    int ncols;
+    /* csv */
+    FILE *fp;
+    strbuf csv;        /* rows not yet written */
+    /* xlsx */
+    lxw_workbook *wb;
+    lxw_worksheet *ws;
+    lxw_format *red, *yellow;
+    long sheet_rows;   /* rows written on the current sheet, header included */
+    int sheets;        /* sheets of the current table (continuations count) */
+    char *sheet;       /* name of the current table's first sheet */
+};
+
+/* ---- csv ---------------------------------------------------------------- */
+
+/* Fields are quoted only when they hold a comma, a quote or a line break
+ * (Python's csv QUOTE_MINIMAL); checked eight bytes at a time. */
+static int csv_needs_quotes(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v, a, b, c, d;
+        memcpy(&v, s + i, 8);
+        a = v ^ (ones * ','), b = v ^ (ones * '"'), c = v ^ (ones * '\n'), d = v ^ (ones * '\r');
+        if ((((a - ones) & ~a) | ((b - ones) & ~b) | ((c - ones) & ~c) | ((d - ones) & ~d)) & highs)
+            break;
+    }
+    for (; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+            return 1;
+    return 0;
+}
+
+static void csv_text(strbuf *sb, const char *s, size_t n)
+{
+    if (!csv_needs_quotes(s, n)) {
+        sb_add(sb, s, n);
+        return;
+    }
+    sb_grow(sb, 2 * n + 3);
+    char *o = sb->buf + sb->len;
+    *o++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            *o++ = '"';
+        *o++ = s[i];
+    }
+    *o++ = '"';
+    sb->len = (size_t)(o - sb->buf);
+    sb->buf[sb->len] = 0;
+}
+
+/* The same numbers come back row after row (an op's output statistics are
+ * the next op's input), so recent texts are kept per thread by value. */
+#define G16_CACHE 4096
+static _Thread_local struct {
+    uint64_t bits;
+    unsigned char len;  /* 0: empty slot */
+    char text[NUMFMT_BUFSZ - 1];
+} g16_cache[G16_CACHE];
+
+static void csv_num(strbuf *sb, double x)
+{
+    if (isnan(x) || isinf(x)) {
+        sb_adds(sb, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
+        return;
+    }
+    uint64_t bits;
+    memcpy(&bits, &x, 8);
+    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);
+    if (g16_cache[slot].len && g16_cache[slot].bits == bits) {
+        sb_add(sb, g16_cache[slot].text, g16_cache[slot].len);
+        return;
+    }
+    char buf[NUMFMT_BUFSZ];
+    size_t n = fmt_g16(x, buf);
+    if (n < sizeof g16_cache[slot].text) {
+        g16_cache[slot].bits = bits;
+        g16_cache[slot].len = (unsigned char)n;
+        memcpy(g16_cache[slot].text, buf, n);
+    }
+    sb_add(sb, buf, n);
+}
+
+void csv_append_row(strbuf *sb, const cell *cells, int ncols)
+{
+    for (int c = 0; c < ncols; c++) {
+        if (c)
+            sb_addc(sb, ',');
+        if (cells[c].kind == CELL_NUM)
+            csv_num(sb, cells[c].num);
+        else if (cells[c].kind == CELL_STR)
+            csv_text(sb, cells[c].str, cells[c].len);
+        else if (cells[c].kind == CELL_BOOL)
+            sb_adds(sb, cells[c].num ? "True" : "False");
+    }
+    sb_addc(sb, '\n');
+}
+
+static int csv_flush(table_writer *t)
+{
+    if (t->csv.len && fwrite(t->csv.buf, 1, t->csv.len, t->fp) != t->csv.len)
+        return err_input(t->path, "cannot write: %s", strerror(errno));
+    sb_reset(&t->csv);
+    return 0;
+}
+
+static int csv_row(table_writer *t, const cell *cells)
+{
+    csv_append_row(&t->csv, cells, t->ncols);
+    return t->csv.len >= (1 << 20) ? csv_flush(t) : 0;
+}
+
+int table_append_csv(table_writer *t, const char *text, size_t n)
+{
+    if (csv_flush(t) != 0)
+        return -1;
+    if (n && fwrite(text, 1, n, t->fp) != n)
+        return err_input(t->path, "cannot write: %s", strerror(errno));
+    return 0;
+}
+
+/* ---- xlsx --------------------------------------------------------------- */
+
+static int xlsx_fail(table_writer *t, lxw_error e)
+{
+    return err_input(t->path, "cannot write xlsx: %s", lxw_strerror(e));
+}
+
+/* workbook_close() packs the zip file, where a full disk or a file size
+ * limit shows. libxlsxwriter then prints lines of its own on stderr besides
+ * returning the error; our one line says it all, so stderr points to
+ * /dev/null meanwhile. Holding the stderr lock keeps other threads' lines
+ * waiting rather than lost. *sys_errno: errno as the close left it. */
+static lxw_error workbook_close_quietly(lxw_workbook *wb, int *sys_errno)
+{
+    flockfile(stderr);
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int quiet = saved >= 0 && devnull >= 0 && dup2(devnull, STDERR_FILENO) >= 0;
+    errno = 0;
+    lxw_error e = workbook_close(wb);
+    *sys_errno = errno;
+    fflush(stderr);
+    if (quiet)
+        dup2(saved, STDERR_FILENO);
+    if (saved >= 0)
+        close(saved);
+    if (devnull >= 0)
+        close(devnull);
+    funlockfile(stderr);
+    return e;
+}
+
+static int xlsx_new_sheet(table_writer *t)
+{
+    /* Excel's limit is 31 characters; continuations append a number */
+    char name[32];
+    if (t->sheets == 0)
+        snprintf(name, sizeof name, "%s", t->sheet);
+    else
+        snprintf(name, sizeof name, "%.*s%d", 31 - snprintf(NULL, 0, "%d", t->sheets + 1), t->sheet, t->sheets + 1);
+    t->ws = workbook_add_worksheet(t->wb, name);
+    if (!t->ws)
+        return err_internal(t->path, "cannot add worksheet %s", name);
+    t->sheets++;
+    t->sheet_rows = 0;
+    for (int c = 0; c < t->ncols; c++) {
+        lxw_error e = worksheet_write_string(t->ws, 0, (lxw_col_t)c, t->header[c], NULL);
+        if (e)
+            return xlsx_fail(t, e);
+    }
+    t->sheet_rows = 1;
+    return 0;
+}
+
+/* Excel refuses longer cells; cut at a UTF-8 character boundary. */
+static size_t xlsx_clip(const char *s, size_t n)
+{
+    if (n <= XLSX_MAX_CELL_CHARS)
+        return n;
+    size_t chars = 0, i = 0;
+    while (i < n && chars < XLSX_MAX_CELL_CHARS) {
+        unsigned char c = (unsigned char)s[i];
+        size_t step = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        /* UTF-16 units: characters beyond the BMP count twice in Excel. */
+        chars += step == 4 ? 2 : 1;
+        if (chars > XLSX_MAX_CELL_CHARS)
+            break;
+        i += step;
+    }
+    return i > n ? n : i;
+}
+
+static int xlsx_row(table_writer *t, const cell *cells, int fill)
+{
+    if (t->sheet_rows >= XLSX_MAX_ROWS && xlsx_new_sheet(t) != 0)
+        return -1;
+    lxw_row_t r = (lxw_row_t)t->sheet_rows++;
+    lxw_format *fmt = fill == FILL_RED ? t->red : fill == FILL_YELLOW ? t->yellow : NULL;
+    char small[XLSX_MAX_CELL_CHARS * 4 + 1];
+    for (int c = 0; c < t->ncols; c++) {
+        const cell *x = &cells[c];
+        lxw_error e = LXW_NO_ERROR;
+        if (x->kind == CELL_NUM && isfinite(x->num)) {
+            e = worksheet_write_number(t->ws, r, (lxw_col_t)c, x->num, fmt);
+        } else if (x->kind == CELL_NUM) {
+            const char *s = isnan(x->num) ? "nan" : x->num > 0 ? "inf" : "-inf";
+            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
+        } else if (x->kind == CELL_BOOL) {
+            e = worksheet_write_boolean(t->ws, r, (lxw_col_t)c, x->num != 0, fmt);
+        } else if (x->kind == CELL_STR && x->len) {
+            /* libxlsxwriter wants NUL-terminated text, but a cell is a
+             * pointer and a length: str[len] need not be readable (a view
+             * into a mapped file or a buffer of exactly that size). */
+            size_t n = xlsx_clip(x->str, x->len);
+            memcpy(small, x->str, n);
+            small[n] = 0;
+            e = worksheet_write_string(t->ws, r, (lxw_col_t)c, small, fmt);
+        } else if (fmt) {
+            e = worksheet_write_blank(t->ws, r, (lxw_col_t)c, fmt);
+        }
+        if (e)
+            return xlsx_fail(t, e);
+    }
+    return 0;
+}
+
+/* ---- common ------------------------------------------------------------- */
+
+table_writer *table_open(const char *path, int format, const char *const *header, int ncols)
+{
+    return table_open_sheet(path, format, NULL, header, ncols);
+}
+
+table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols)
+{
+    table_writer *t = xcalloc(1, sizeof *t);
+    t->format = format;
+    t->path = xstrdup(path);
+    t->sheet = xstrdup(sheet ? sheet : "Sheet");
+    t->header = header;
+    t->ncols = ncols;
+    t->tmp = out_tmp_create(path);
+    if (!t->tmp) {
+        free(t->path);
+        free(t->sheet);
+        free(t);
+        return NULL;
+    }
+    if (format == TABLE_CSV) {
+        t->fp = fopen(t->tmp, "wb");
+        if (!t->fp) {
+            err_input(path, "cannot write: %s", strerror(errno));
+            table_abort(t);
+            return NULL;
+        }
+        cell *h = xmalloc_array((size_t)ncols, sizeof *h);
+        for (int c = 0; c < ncols; c++)
+            h[c] = cell_str(header[c], strlen(header[c]));
+        csv_append_row(&t->csv, h, ncols);
+        free(h);
+        return t;
+    }
+    lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
+    t->wb = workbook_new_opt(t->tmp, &opt);
+    if (!t->wb) {
+        err_input(path, "cannot create xlsx workbook");
+        table_abort(t);
+        return NULL;
+    }
+    t->red = workbook_add_format(t->wb);
+    format_set_pattern(t->red, LXW_PATTERN_SOLID);
+    format_set_bg_color(t->red, 0xFF0000);
+    t->yellow = workbook_add_format(t->wb);
+    format_set_pattern(t->yellow, LXW_PATTERN_SOLID);
+    format_set_bg_color(t->yellow, 0xFFFF00);
+    if (xlsx_new_sheet(t) != 0) {
+        table_abort(t);
+        return NULL;
+    }
+    return t;
+}
+
+int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols)
+{
+    if (t->format != TABLE_XLSX)
+        return err_internal(t->path, "a csv table has a single sheet");
+    free(t->sheet);
+    t->sheet = xstrdup(sheet);
+    t->header = header;
+    t->ncols = ncols;
+    t->sheets = 0;
+    return xlsx_new_sheet(t);
+}
+
+int table_row(table_writer *t, const cell *cells, int fill)
+{
+    return t->format == TABLE_CSV ? csv_row(t, cells) : xlsx_row(t, cells, fill);
+}
+
+static void table_release(table_writer *t)
+{
+    sb_free(&t->csv);
+    free(t->sheet);
+    free(t->path);
+    free(t);
+}
+
+int table_close(table_writer *t)
+{
+    int rc = 0;
+    if (t->format == TABLE_CSV) {
+        rc = csv_flush(t);
+        if (fclose(t->fp) != 0 && rc == 0)
+            rc = err_input(t->path, "cannot write: %s", strerror(errno));
+        t->fp = NULL;
+    } else {
+        int sys_errno;
+        lxw_error e = workbook_close_quietly(t->wb, &sys_errno);
+        t->wb = NULL;
+        if (e && sys_errno)
+            rc = err_input(t->path, "cannot write xlsx: %s", strerror(sys_errno));
+        else if (e)
+            rc = xlsx_fail(t, e);
+    }
+    if (rc == 0) {
+        rc = out_tmp_commit(t->tmp, t->path);
+    } else {
+        out_tmp_discard(t->tmp);
+    }
+    t->tmp = NULL;
+    table_release(t);
+    return rc;
+}
+
+void table_abort(table_writer *t)
+{
+    if (!t)
+        return;
+    if (t->fp)
+        fclose(t->fp);
+    if (t->wb) {
+        /* libxlsxwriter has no discard: finish into the temp file, then
+         * remove it. */
+        int sys_errno;
+        workbook_close_quietly(t->wb, &sys_errno);
+    }
+    out_tmp_discard(t->tmp);
+    table_release(t);
+}

@@ -1,0 +1,62 @@
+/* Result tables: a header and rows of cells, streamed to a csv or xlsx file
+ * that appears under its final name only when complete.
+ *
+ * xlsx goes through libxlsxwriter in constant-memory mode (rows are written
+ * as they come, cells as inline strings, like openpyxl writes them), one
+ * sheet named "Sheet"; a table longer than Excel's 1,048,576 rows continues
+ * on "Sheet2", "Sheet3", ... each with the header. Row fills are solid red
+ * (FF0000) or yellow (FFFF00). csv uses the same cell texts: numbers as
+ * "%.16g" (what openpyxl stores), strings quoted when they contain a comma,
+ * a quote or a line break.
+ */
+#ifndef MSP_TABLE_H
+#define MSP_TABLE_H
+
+#include <stddef.h>
+
+#include "base/strbuf.h"
+
+/* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools. */
+enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR, CELL_BOOL };
+
+typedef struct {
+    unsigned char kind;   /* cell_kind */
+    double num;           /* CELL_NUM */
+    const char *str;      /* CELL_STR: UTF-8 */
+    size_t len;
+} cell;
+
+enum table_format { TABLE_CSV, TABLE_XLSX };
+enum row_fill { FILL_NONE, FILL_RED, FILL_YELLOW };
+
+/* Excel's limits. */
+#define XLSX_MAX_ROWS 1048576
+#define XLSX_MAX_CELL_CHARS 32767
+
+typedef struct table_writer table_writer;
+
+table_writer *table_open(const char *path, int format, const char *const *header, int ncols);
+/* Several tables in one xlsx workbook, one sheet each: table_open_sheet()
+ * names the first sheet (NULL: "Sheet"), table_next_sheet() starts the
+ * next one with its own header (kept by pointer, like table_open's). A table
+ * longer than Excel's limit continues on NAME2, NAME3, ... Sheet names
+ * must be valid and distinct in Excel's terms (at most 31 characters, none
+ * of []:*?/\). A csv table has one sheet: table_next_sheet() fails. */
+table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols);
+int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols);
+int table_row(table_writer *t, const cell *cells, int fill);
+/* Finish and move into place; frees t. */
+int table_close(table_writer *t);
+/* Drop the partial output; frees t. */
+void table_abort(table_writer *t);
+
+/* csv text of one row, appended to sb: lets callers format rows on several
+ * threads and hand the text over in order with table_append_csv(). */
+void csv_append_row(strbuf *sb, const cell *cells, int ncols);
+int table_append_csv(table_writer *t, const char *text, size_t n);
+
+static inline cell cell_str(const char *s, size_t n) { cell c = {CELL_STR, 0, s, n}; return c; }
+static inline cell cell_num(double x) { cell c = {CELL_NUM, x, 0, 0}; return c; }
+static inline cell cell_bool(int b) { cell c = {CELL_BOOL, b ? 1 : 0, 0, 0}; return c; }
+
+#endif
