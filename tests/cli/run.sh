@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs the CLI behaviour tests of tests/cli/cases.txt and parse_cases.txt
+# Runs the CLI behaviour tests of tests/cli/cases.txt and every
+# tests/cli/*_cases.txt
 # against BUILD/msprobe.
 set -u
 BUILD=${1:-build}
@@ -58,10 +59,12 @@ printf '{"npu_path": "%s/dump.json", "bench_path": "%s/dump.json", "is_print_com
     > "$F/compare_log_flag.json"
 printf '{"npu_path": "%s", "bench_path": "%s", "rank_id": [0]}' "$feat_t" "$feat_b" > "$F/compare_rank_id.json"
 ln -s "$BIN" "$W/msprobe-compare"
-. tests/cli/parse_fixtures.sh
-. tests/cli/merge_fixtures.sh
-. tests/cli/da_fixtures.sh
-cat tests/cli/cases.txt tests/cli/parse_cases.txt tests/cli/merge_cases.txt > "$W/cases"
+# every *_fixtures.sh makes the fixtures of its *_cases.txt
+for fx in tests/cli/*_fixtures.sh; do
+    # shellcheck disable=SC1090
+    . "$fx"
+done
+cat tests/cli/cases.txt tests/cli/*_cases.txt > "$W/cases"
 
 fail=0 n=0
 trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
