@@ -4,6 +4,7 @@
 #include "compare/commands.h"
 #include "parse/commands.h"
 #include "base/log.h"
+#include "base/err.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,6 +9,8 @@
 #include "compare/pipeline/summary.h"
 #include "format/json.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/pool.h"
 #include "py/pystr.h"
 #include "model/table.h"
@@ -240,20 +242,12 @@ typedef struct {
     job_list *jobs;
     const compare_opts *opts;
     compare_result *results;
-    int *rc;
-    char (*errors)[2048];
-    int *kinds;
 } run_state;
 
-static void run_one(void *arg, size_t i)
+static int run_one(void *arg, size_t i)
 {
     run_state *s = arg;
-    err_clear();
-    s->rc[i] = compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
-    if (s->rc[i]) {
-        snprintf(s->errors[i], sizeof s->errors[i], "%s", err_message());
-        s->kinds[i] = err_kind();
-    }
+    return compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
 }
 
 /* Everything the options turn into before anything runs. */
@@ -344,16 +338,10 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .mapping = &o.mapping};
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
-    s.rc = xcalloc(jobs.n, sizeof *s.rc);
-    s.errors = xcalloc(jobs.n, sizeof *s.errors);
-    s.kinds = xcalloc(jobs.n, sizeof *s.kinds);
-    pool_for(jobs.n, o.jobs, run_one, &s);
+    if (pool_run(jobs.n, o.jobs, run_one, &s, NULL) != 0)
+        status = err_report();
     int gate = 0;
     for (size_t i = 0; i < jobs.n; i++) {
-        if (s.rc[i] && status == EXIT_OK) {
-            err_copy(s.kinds[i], s.errors[i]);
-            status = err_report();
-        }
         summary_line(&jobs.v[i], &s.results[i]);
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
     }
@@ -368,9 +356,6 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     for (size_t i = 0; i < jobs.n; i++)
         compare_result_free(&s.results[i]);
     free(s.results);
-    free(s.rc);
-    free(s.errors);
-    free(s.kinds);
 done:
     jobs_free(&jobs);
     numlist_free(&ro_.ranks);

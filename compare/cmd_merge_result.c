@@ -1,6 +1,7 @@
 /* `msprobe merge_result`: command line (msprobe 8.x spellings). */
 #include "compare/commands.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "compare/merge/merge.h"
 
 #include <stdio.h>

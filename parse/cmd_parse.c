@@ -3,6 +3,8 @@
 #include "parse/commands.h"
 #include "format/jsonw.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "format/tensor_file.h"
 #include "model/metrics.h"
 #include "py/numfmt.h"

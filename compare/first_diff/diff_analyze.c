@@ -17,6 +17,8 @@
 #include "format/json.h"
 #include "format/jsonw.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 
 #include <ctype.h>
 #include <math.h>

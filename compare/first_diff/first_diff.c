@@ -15,7 +15,8 @@
 #include "compare/pipeline/compare.h"
 #include "base/files.h"
 #include "format/jsonw.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/strmap.h"
 
 #include <stdio.h>

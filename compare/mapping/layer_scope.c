@@ -5,7 +5,8 @@
  * converts it), where 8.1.0 finds no stack in it and so places every API
  * without the framework function that called it. */
 #include "compare/mapping/layer_scope.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "format/json.h"
 #include "base/strbuf.h"
 

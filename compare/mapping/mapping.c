@@ -4,6 +4,8 @@
 #include "compare/mapping/mapping.h"
 #include "compare/mapping/layer_mapping.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "py/pystr.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"

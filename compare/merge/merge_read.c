@@ -15,7 +15,7 @@
  * chosen rows; the values are typed once the whole column has been seen. */
 #include "format/csv_read.h"
 #include "base/files.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "compare/merge/merge.h"
 #include "py/numfmt.h"
 #include "py/pystr.h"

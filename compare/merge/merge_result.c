@@ -7,6 +7,8 @@
  * skipped when nothing could be merged), writes nothing and exits 2. */
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "compare/merge/merge.h"
 #include "base/pool.h"
 #include "base/progress.h"
@@ -229,39 +231,23 @@ typedef struct {
     merge_rank *ranks;
     const merge_apis *apis;
     progress *bar;
-    int *rc;
-    char (*errors)[2048];
-    int *kinds;
 } read_state;
 
-static void read_one(void *arg, size_t i)
+static int read_one(void *arg, size_t i)
 {
     read_state *s = arg;
-    err_clear();
-    s->rc[i] = merge_read_rank(&s->ranks[i], s->apis);
-    if (s->rc[i]) {
-        snprintf(s->errors[i], sizeof s->errors[i], "%s", err_message());
-        s->kinds[i] = err_kind();
-    }
+    int rc = merge_read_rank(&s->ranks[i], s->apis);
     progress_add(s->bar, 1);
+    return rc;
 }
 
 static int read_ranks(merge_rank *r, size_t n, const merge_apis *apis)
 {
     progress bar;
     progress_start(&bar, "read compare results", n);
-    read_state s = {r, apis, &bar, xcalloc(n, sizeof(int)), xcalloc(n, sizeof *s.errors), xcalloc(n, sizeof(int))};
-    pool_for(n, pool_cpus(), read_one, &s);
+    read_state s = {r, apis, &bar};
+    int rc = pool_run(n, pool_cpus(), read_one, &s, NULL);
     progress_end(&bar);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (s.rc[i]) {
-            err_copy(s.kinds[i], s.errors[i]);
-            rc = -1;
-        }
-    free(s.rc);
-    free(s.errors);
-    free(s.kinds);
     return rc;
 }
 

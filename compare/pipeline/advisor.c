@@ -2,7 +2,6 @@
  * and msprobe's advice for it, or that everything reached accuracy. */
 #include "compare/pipeline/compare.h"
 #include "base/files.h"
-#include "base/log.h"
 #include "base/strbuf.h"
 
 #include <stdio.h>

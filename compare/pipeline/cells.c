@@ -9,7 +9,7 @@
 #include "compare/pipeline/compare.h"
 #include "py/numfmt.h"
 #include "py/pdnum.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "base/pool.h"
 
 #include <ctype.h>

@@ -6,7 +6,8 @@
  * red or yellow fill. Faithful quirks: outputs already red still get the
  * pair rules, and a message repeats once per input row that triggers it. */
 #include "compare/pipeline/compare.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "model/table.h"
 
 #include <math.h>

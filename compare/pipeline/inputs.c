@@ -10,6 +10,8 @@
 #include "compare/pipeline/inputs.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * Then pairs with incompatible dtypes become unmatched (§4.5).
  */
 #include "compare/pipeline/compare.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "base/strmap.h"
 
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * while libxlsxwriter writes the current one, so our work hides behind
  * libxlsxwriter's. */
 #include "compare/pipeline/compare.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
 #include "model/table.h"

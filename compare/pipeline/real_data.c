@@ -8,6 +8,8 @@
 #include "compare/pipeline/compare.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "format/tensor_file.h"
 #include "base/pool.h"
 #include "base/progress.h"

@@ -3,7 +3,6 @@
  * converts it for openpyxl: numbers stay numbers, inf/nan become the text
  * "inf\t"/"nan\t", everything else its str(). */
 #include "compare/pipeline/compare.h"
-#include "base/log.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 

@@ -3,6 +3,7 @@
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "base/pool.h"
 #include "base/strbuf.h"
 #include "model/table.h"
@@ -34,21 +35,13 @@ static void phase(const char *what, double *t0)
 typedef struct {
     const char *path[2];
     dump_data *out[2];
-    int rc[2];
-    char err[2][2048];
-    int kind[2];
     unsigned flags;
 } load_task;
 
-static void load_one(void *arg, size_t i)
+static int load_one(void *arg, size_t i)
 {
     load_task *t = arg;
-    err_clear();
-    t->rc[i] = dump_load_ex(t->path[i], t->flags, t->out[i]);
-    if (t->rc[i]) {
-        snprintf(t->err[i], sizeof t->err[i], "%s", err_message());
-        t->kind[i] = err_kind();
-    }
+    return dump_load_ex(t->path[i], t->flags, t->out[i]);
 }
 
 /* Both sides are parsed at the same time: each is a single-threaded stream. */
@@ -57,13 +50,7 @@ static int load_both(compare_ctx *c, const compare_job *job)
     load_task t = {.path = {job->npu_json, job->bench_json},
                    .out = {&c->npu, &c->bench},
                    .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0};
-    pool_for(2, 2, load_one, &t);
-    for (int i = 0; i < 2; i++)
-        if (t.rc[i]) {
-            err_copy(t.kind[i], t.err[i]);
-            return -1;
-        }
-    return 0;
+    return pool_run(2, 2, load_one, &t, NULL);
 }
 
 static const char *task_text(const dump_data *d) { return d->task ? d->task : d->task_present ? "?" : "None"; }

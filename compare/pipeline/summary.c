@@ -4,6 +4,7 @@
 #include "compare/pipeline/summary.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "format/jsonw.h"
 #include "base/strbuf.h"
 

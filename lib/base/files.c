@@ -1,5 +1,6 @@
 #include "base/files.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,12 +18,12 @@
 static int map_error(const char *path, int e)
 {
     switch (e) {
-    case ENOENT: return err_input(path, "no such file");
-    case ELOOP: return err_input(path, "is a symbolic link, which is not allowed for safety");
-    case EACCES: return err_input(path, "permission denied");
-    case EISDIR: return err_input(path, "is a directory, a file was expected");
-    case ENOTDIR: return err_input(path, "a component of the path is not a directory");
-    default: return err_input(path, "cannot open: %s", strerror(e));
+    case ENOENT: return err_set(ERR_MISSING, path, "no such file");
+    case ELOOP: return err_set(ERR_UNREADABLE, path, "is a symbolic link, which is not allowed for safety");
+    case EACCES: return err_set(ERR_UNREADABLE, path, "permission denied");
+    case EISDIR: return err_set(ERR_UNREADABLE, path, "is a directory, a file was expected");
+    case ENOTDIR: return err_set(ERR_UNREADABLE, path, "a component of the path is not a directory");
+    default: return err_set(ERR_UNREADABLE, path, "cannot open: %s", strerror(e));
     }
 }
 
@@ -40,15 +41,15 @@ int file_map(const char *path, size_t max_size, mapped_file *out)
     }
     if (S_ISDIR(st.st_mode)) {
         close(fd);
-        return err_input(path, "is a directory, a file was expected");
+        return err_set(ERR_UNREADABLE, path, "is a directory, a file was expected");
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return err_input(path, "is not a regular file");
+        return err_set(ERR_UNREADABLE, path, "is not a regular file");
     }
     if (max_size && (size_t)st.st_size > max_size) {
         close(fd);
-        return err_input(path, "is too large (%lld bytes, the limit is %zu)", (long long)st.st_size, max_size);
+        return err_set(ERR_LIMIT, path, "is too large (%lld bytes, the limit is %zu)", (long long)st.st_size, max_size);
     }
     out->path = xstrdup(path);
     out->size = (size_t)st.st_size;
@@ -59,7 +60,7 @@ int file_map(const char *path, size_t max_size, mapped_file *out)
             close(fd);
             free(out->path);
             out->path = NULL;
-            return err_input(path, "cannot map: %s", strerror(e));
+            return err_set(ERR_UNREADABLE, path, "cannot map: %s", strerror(e));
         }
         /* two calls: the advice values are not flags */
         madvise(p, out->size, MADV_SEQUENTIAL);
@@ -96,19 +97,19 @@ int path_require(const char *path, int want_dir)
 {
     switch (path_kind(path)) {
     case PATH_MISSING:
-        return err_input(path, "does not exist");
+        return err_set(ERR_MISSING, path, "does not exist");
     case PATH_LINK:
-        return err_input(path, "is a symbolic link, which is not allowed for safety");
+        return err_set(ERR_UNREADABLE, path, "is a symbolic link, which is not allowed for safety");
     case PATH_DIR:
         if (want_dir)
             return 0;
-        return err_input(path, "is a directory, a file was expected");
+        return err_set(ERR_UNREADABLE, path, "is a directory, a file was expected");
     case PATH_FILE:
         if (!want_dir)
             return 0;
-        return err_input(path, "is a file, a directory was expected");
+        return err_set(ERR_UNREADABLE, path, "is a file, a directory was expected");
     default:
-        return err_input(path, "is not a regular file or directory");
+        return err_set(ERR_UNREADABLE, path, "is not a regular file or directory");
     }
 }
 
@@ -210,13 +211,13 @@ int dir_create(const char *path)
             if (mkdir(p, 0750) != 0 && errno != EEXIST) {
                 int e = errno;
                 free(p);
-                return err_input(path, "cannot create output directory: %s", strerror(e));
+                return err_set(ERR_OUTPUT, path, "cannot create output directory: %s", strerror(e));
             }
         } else if (S_ISLNK(st.st_mode) && c == 0) {
             free(p);
-            return err_input(path, "output directory is a symbolic link, which is not allowed for safety");
+            return err_set(ERR_OUTPUT, path, "output directory is a symbolic link, which is not allowed for safety");
         } else if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
-            err_input(path, "cannot create output directory: %s is not a directory", p);
+            err_set(ERR_OUTPUT, path, "cannot create output directory: %s is not a directory", p);
             free(p);
             return -1;
         }
@@ -226,7 +227,7 @@ int dir_create(const char *path)
     if (path_require(path, 1) != 0)
         return -1;
     if (access(path, W_OK | X_OK) != 0)
-        return err_input(path, "output directory is not writable");
+        return err_set(ERR_OUTPUT, path, "output directory is not writable");
     return 0;
 }
 
@@ -282,7 +283,7 @@ char *out_tmp_create(const char *final_path)
     free(base);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        err_input(final_path, "cannot create output file: %s", strerror(errno));
+        err_set(ERR_OUTPUT, final_path, "cannot create output file: %s", strerror(errno));
         free(tmp);
         return NULL;
     }
@@ -296,7 +297,7 @@ int out_tmp_commit(char *tmp_path, const char *final_path)
     if (chmod(tmp_path, 0640) != 0 || rename(tmp_path, final_path) != 0) {
         int e = errno;
         out_tmp_discard(tmp_path);
-        return err_input(final_path, "cannot write output file: %s", strerror(e));
+        return err_set(ERR_OUTPUT, final_path, "cannot write output file: %s", strerror(e));
     }
     pending_remove(tmp_path);
     free(tmp_path);
@@ -328,7 +329,7 @@ int file_write_atomic_parts(const char *path, const void *const *parts, const si
     }
     if (!ok) {
         out_tmp_discard(tmp);
-        return err_input(path, "cannot write: %s", strerror(e ? e : EIO));
+        return err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(e ? e : EIO));
     }
     return out_tmp_commit(tmp, path);
 }

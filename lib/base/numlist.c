@@ -1,5 +1,6 @@
 #include "base/numlist.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,9 +1,12 @@
 #include "base/pool.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct {
@@ -58,4 +61,49 @@ void pool_for(size_t n, int threads, pool_fn fn, void *arg)
     for (int t = 0; t < started; t++)
         pthread_join(tids[t], NULL);
     free(tids);
+}
+
+/* pool_run: each failing item keeps its error until the end, so the report
+ * does not depend on which thread finished first. */
+typedef struct {
+    pool_task task;
+    void *arg;
+    err_record *errors;
+    unsigned char *failed;
+    atomic_size_t first;          /* lowest failing index, SIZE_MAX: none */
+} run_state;
+
+static void run_item(void *p, size_t i)
+{
+    run_state *s = p;
+    err_clear();
+    if (s->task(s->arg, i) == 0)
+        return;
+    if (err_cause() == ERR_NONE)
+        err_internal(NULL, "a task failed without saying why");
+    err_take(&s->errors[i]);
+    if (s->failed)
+        s->failed[i] = 1;
+    size_t cur = atomic_load(&s->first);
+    while (i < cur && !atomic_compare_exchange_weak(&s->first, &cur, i))
+        ;
+}
+
+int pool_run(size_t n, int threads, pool_task task, void *arg, unsigned char *failed)
+{
+    run_state s = {.task = task, .arg = arg, .failed = failed};
+    s.errors = xcalloc(n ? n : 1, sizeof *s.errors);
+    atomic_init(&s.first, SIZE_MAX);
+    if (failed && n)
+        memset(failed, 0, n);
+    pool_for(n, threads, run_item, &s);
+    size_t first = atomic_load(&s.first);
+    for (size_t i = 0; i < n; i++)
+        if (i != first)
+            err_record_free(&s.errors[i]);
+    int rc = 0;
+    if (first != SIZE_MAX)
+        rc = err_restore(&s.errors[first]);
+    free(s.errors);
+    return rc;
 }

@@ -1,5 +1,5 @@
 #include "base/strbuf.h"
-#include "base/log.h"
+#include "base/mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>

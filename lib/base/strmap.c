@@ -1,5 +1,5 @@
 #include "base/strmap.h"
-#include "base/log.h"
+#include "base/mem.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,8 @@
 /* csv reader (see csv_read.h): one pass, fields unquoted into a scratch
  * buffer and pointed to once the row is complete (the buffer may move). */
 #include "format/csv_read.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 
 #include <stdlib.h>

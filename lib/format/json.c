@@ -1,5 +1,6 @@
 #include "format/json.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "py/numfmt.h"
 #include "base/strmap.h"
 

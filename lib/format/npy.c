@@ -1,6 +1,6 @@
 #include "format/npy.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <stdio.h>

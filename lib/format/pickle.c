@@ -1,5 +1,6 @@
 #include "format/pickle.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 #include "format/pt.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "format/pickle.h"
 #include "format/zip.h"
 

@@ -1,5 +1,5 @@
 #include "format/tensor.h"
-#include "base/log.h"
+#include "base/err.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Opening a tensor file: .npy or .pt, told apart by content, mapped. */
 #include "format/tensor_file.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "format/npy.h"
 #include "format/pt.h"
 

@@ -3,7 +3,8 @@
  * window is compacted and refilled from the inflater, so every offset is
  * kept relative to `pos` while a token is being scanned. */
 #include "format/xmltok.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/le.h"
 
 #include <stdarg.h>

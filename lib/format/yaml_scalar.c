@@ -3,7 +3,7 @@
  * int() of any size printed in decimal, float() and base-60 sums done in the
  * same order as PyYAML, dates checked like datetime does. */
 #include "format/yaml_scalar.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "py/numfmt.h"
 #include "base/strbuf.h"
 

@@ -4,7 +4,7 @@
  * written was whitespace or an indentation) decides spaces and line breaks,
  * so it is tracked exactly as PyYAML tracks it. */
 #include "format/yaml_write.h"
-#include "base/log.h"
+#include "base/mem.h"
 #include "format/yaml_scalar.h"
 
 #include <stdint.h>

@@ -1,5 +1,6 @@
 #include "format/zip.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/le.h"
 #include "base/strbuf.h"
 

@@ -1,5 +1,6 @@
 #include "model/commgraph.h"
 #include "base/log.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 

@@ -2,7 +2,8 @@
  * and gen_op_item() (spec/compare.md §3.2, §3.3), and with DUMP_FIRST_DIFF
  * msprobe 8.3's variant of them (spec/analyzers.md §C.2). */
 #include "model/dump_leaf.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "py/pdnum.h"
 #include "py/pystr.h"
 #include "base/strbuf.h"

@@ -3,7 +3,7 @@
  * cells, Err_message and Accuracy.  The pass over the data is in
  * metrics_scan.c. */
 #include "model/metrics.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "model/metrics_scan.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 #include "model/stack.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "format/json.h"
 #include "py/pystr.h"
 

@@ -1,6 +1,7 @@
 #include "model/table.h"
 #include "base/files.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "py/numfmt.h"
 #include "base/strbuf.h"
 

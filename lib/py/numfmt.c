@@ -18,7 +18,6 @@
 #include "py/numfmt.h"
 #include "py/pow10.h"
 
-#include "base/log.h"
 
 #include <float.h>
 #include <inttypes.h>

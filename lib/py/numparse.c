@@ -4,7 +4,7 @@
 #include "py/numfmt.h"
 #include "py/pow10.h"
 
-#include "base/log.h"
+#include "base/mem.h"
 
 #include <math.h>
 #include <stdint.h>

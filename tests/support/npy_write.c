@@ -1,7 +1,7 @@
 #include "npy_write.h"
 #include "base/files.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 #include "zip_write.h"
 #include "base/files.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "format/pt.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 #include "zip_write.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 #include "format/zip.h"
 

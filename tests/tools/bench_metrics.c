@@ -12,6 +12,8 @@
  * tensors) per core.
  */
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "pt_write.h"
 #include "npy_write.h"
 #include "format/tensor_file.h"

@@ -23,7 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "pt_write.h"
 #include "npy_write.h"
 #include "format/npy.h"

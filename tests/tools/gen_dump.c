@@ -32,6 +32,8 @@
 #include "base/arena.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 
 #include "gen_model.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/log.h"
+#include "base/mem.h"
 
 #include "gen_model.h"
 #include "pyrepr.h"

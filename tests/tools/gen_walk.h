@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "gen_model.h"
-#include "base/log.h"
+#include "base/mem.h"
 
 /* ------------------------------------------------------------ item makers */
 

@@ -4,6 +4,7 @@
  * starts with a line "## NAME". Used by the CLI tests to compare written
  * workbooks with golden text. */
 #include "base/log.h"
+#include "base/err.h"
 #include "py/numfmt.h"
 #include "base/strbuf.h"
 #include "model/table.h"

@@ -5,7 +5,7 @@
 #define MSP_DUMP_HARNESS_H
 
 #include "model/dump.h"
-#include "base/log.h"
+#include "base/err.h"
 
 /* Writes `json` as tu_dir/<base> and loads it. The path stays valid until the
  * next call. */

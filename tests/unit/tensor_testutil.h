@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "format/tensor_file.h"
 #include "format/tensor.h"
 

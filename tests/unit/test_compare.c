@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "compare/pipeline/compare.h"
-#include "base/log.h"
 #include "model/table.h"
 
 static char tmpdir[] = "/tmp/msprobe_test_compare_XXXXXX";

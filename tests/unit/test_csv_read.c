@@ -9,6 +9,7 @@
 
 #include "format/csv_read.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 #include "testutil.h"

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "model/dump.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "py/pdnum.h"
 #include "py/pystr.h"
 #include "base/strbuf.h"

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "model/dump.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "testutil.h"
 #include "dump_harness.h"
 

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "base/files.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "testutil.h"
 
 #include <signal.h>

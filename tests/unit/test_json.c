@@ -12,7 +12,7 @@
 
 #include "base/arena.h"
 #include "format/json.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "base/strbuf.h"
 #include "testutil.h"
 

@@ -12,7 +12,7 @@
 #include "compare/pipeline/compare.h"
 #include "compare/mapping/layer_mapping.h"
 #include "compare/mapping/mapping.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "testutil.h"
 
 #include <stdlib.h>

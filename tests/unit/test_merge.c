@@ -13,6 +13,7 @@
 
 #include "compare/merge/merge.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 #include "testutil.h"

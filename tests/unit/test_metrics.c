@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "model/metrics.h"
 #include "model/metrics_scan.h"
 #include "base/pool.h"

@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "npy_write.h"
 #include "format/tensor_file.h"
 #include "format/npy.h"

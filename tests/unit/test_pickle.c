@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "format/pickle.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "base/files.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "zip_write.h"
 #include "pt_write.h"
 #include "format/tensor_file.h"

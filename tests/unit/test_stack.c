@@ -6,7 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "model/stack.h"
 #include "base/strbuf.h"
 #include "testutil.h"

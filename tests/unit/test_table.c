@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "base/files.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 #include "testutil.h"

@@ -4,7 +4,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/err.h"
 #include "format/tensor_file.h"
 #include "format/tensor.h"
 #include "tensor_testutil.h"

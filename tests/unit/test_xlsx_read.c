@@ -15,6 +15,7 @@
 #include "format/csv_read.h"
 #include "base/files.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "zip_write.h"
 #include "base/strbuf.h"
 #include "model/table.h"

@@ -14,6 +14,7 @@
 #include "base/arena.h"
 #include "format/json.h"
 #include "base/log.h"
+#include "base/err.h"
 #include "py/pystr.h"
 #include "base/strbuf.h"
 #include "testutil.h"

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "format/json.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "base/strbuf.h"
 #include "format/yaml_read.h"
 #include "format/yaml_write.h"

@@ -8,7 +8,7 @@
 
 #include "base/files.h"
 #include "base/le.h"
-#include "base/log.h"
+#include "base/err.h"
 #include "zip_write.h"
 #include "base/strbuf.h"
 #include "format/zip.h"

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/log.h"
+#include "base/err.h"
 
 static inline char *tu_mkdtemp(void)
 {

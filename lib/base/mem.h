@@ -1,0 +1,22 @@
+/* Allocation that cannot fail (out of memory prints one line and exits with
+ * status 1: nothing sensible remains to do), and one way to grow arrays. */
+#ifndef MSP_MEM_H
+#define MSP_MEM_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* xmalloc(a * b) with overflow check. */
+void *xmalloc_array(size_t a, size_t b);
+
+/* Make room for `need` elements of `size` bytes in *items (capacity *cap),
+ * growing by half again (at least to 16): amortised O(1) appends. */
+void grow_array(void **items, size_t *cap, size_t need, size_t size);
+/* The usual call: GROW(v, cap, n + 1) before v[n++] = x. */
+#define GROW(items, cap, need) grow_array((void **)&(items), &(cap), (need), sizeof *(items))
+
+#endif
