@@ -93,7 +93,8 @@ static char *next_name(const char *path)
 }
 
 /* Give the temporary file the name `final` unless that exists: 0 (tmp
- * consumed), EEXIST (tmp kept) or another errno (tmp removed). */
+ * consumed), EEXIST (tmp kept), another errno (tmp removed) or -1 (tmp
+ * removed, error recorded). */
 static int claim(char *tmp, const char *final)
 {
     if (link(tmp, final) == 0) {
@@ -119,7 +120,7 @@ static int claim(char *tmp, const char *final)
     close(fd);
     if (out_tmp_commit(tmp, final) != 0) {
         unlink(final);
-        return errno ? errno : EIO;
+        return -1;
     }
     return 0;
 }
@@ -136,6 +137,8 @@ int out_commit_new(char *tmp, char **final)
         int e = claim(tmp, *final);
         if (e == 0)
             return renamed;
+        if (e < 0)
+            return -1;
         if (e != EEXIST)
             return err_set(ERR_OUTPUT, *final, "cannot write output file: %s", strerror(e));
         char *next = tries < 100000 ? next_name(*final) : NULL;
