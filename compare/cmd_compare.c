@@ -3,6 +3,7 @@
 #include "compare/pipeline/compare.h"
 #include "compare/first_diff/diff_analyze.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "compare/pipeline/inputs.h"
 #include "compare/mapping/mapping.h"
 #include "base/numlist.h"
@@ -275,6 +276,55 @@ static int prepare(const cli *o, run_opts *r)
     return 0;
 }
 
+/* Every name a job may write under `stamp`. */
+static int job_names_free(const compare_job *j, const compare_opts *o, int layer, const char *stamp)
+{
+    const char *names[3][2];
+    int n = 0;
+    if (o->first_diff) {
+        names[n][0] = "compare_result", names[n++][1] = "json";
+    } else {
+        int debug = path_has_suffix(j->npu_json, "/debug.json") || !strcmp(j->npu_json, "debug.json");
+        names[n][0] = debug ? "debug_compare_result" : "compare_result";
+        names[n++][1] = o->format == TABLE_CSV ? "csv" : "xlsx";
+        if (o->auto_analyze)
+            names[n][0] = "advisor", names[n++][1] = "txt";
+    }
+    if (layer)
+        names[n][0] = "data_mapping", names[n++][1] = "yaml";
+    int free_ = 1;
+    for (int k = 0; k < n && free_; k++) {
+        char *p = compare_out_name(j, stamp, names[k][0], names[k][1]);
+        free_ = !out_name_taken(p);
+        free(p);
+    }
+    return free_;
+}
+
+/* The run's stamp: now, or the first later second under which none of its
+ * names exists (two runs in the same second would write the same names;
+ * msprobe replaces the earlier files). Writing never replaces a file either
+ * (base/outdir.h), for a run that takes a name meanwhile. */
+static int pick_stamp(const job_list *jobs, const compare_opts *o, int layer, char stamp[15])
+{
+    time_stamp(stamp);
+    for (int tries = 0; tries < 100000; tries++) {
+        size_t i = 0;
+        while (i < jobs->n && job_names_free(&jobs->v[i], o, layer, stamp))
+            i++;
+        if (i == jobs->n)
+            return 0;
+        if (stamp_next(stamp, stamp) != 0)
+            break;
+    }
+    return err_set(ERR_OUTPUT, o->out_dir, "no free time stamp for the names of the results");
+}
+
+/* The flow of a run: everything that can be checked -- the option files
+ * parsed, the dump trees walked, the output directory made, the summary
+ * file and the stamp -- before any dump is read; then the compares; a run
+ * that fails removes what it wrote (the results of rank pairs that did
+ * succeed included) and the directories it made. */
 int cmd_compare(int argc, char **argv, const global_opts *g)
 {
     cli o;
@@ -301,6 +351,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     compare_json cj = {0};
     const char *npu = o.target, *bench = o.bench;
     job_list jobs = {0};
+    out_run *outputs = out_run_new();
     int status = EXIT_OK;
     if (o.input) {
         if (load_compare_json(o.input, &cj) != 0) {
@@ -317,46 +368,53 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     /* -da: the stack column whenever stack.json is there, as msprobe 8.3 does */
     if (o.diff_analyze)
         ro.stack_policy = STACK_AUTO;
-    if (jobs_resolve(npu, bench, &ro, &jobs) != 0 || (o.diff_analyze && diff_analyze_prepare(npu, &jobs) != 0) ||
-        dir_create(o.out_dir) != 0) {
-        status = err_report();
-        goto done;
-    }
-    char stamp[15];
-    time_stamp(stamp);
     compare_opts opts = {.stack_mode = o.stack,
                          .auto_analyze = !o.compare_only,
                          .format = o.format,
                          .framework = g->framework,
                          .out_dir = o.out_dir,
-                         .stamp = stamp,
-                         /* threads left for each compare when several run at once */
-                         .threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1),
                          .zero_d_repeat = o.compat,
                          .fuzzy = o.fuzzy,
                          .first_diff = o.diff_analyze,
-                         .mapping = &o.mapping};
+                         .mapping = &o.mapping,
+                         .outputs = outputs};
+    char stamp[15];
+    if (mapping_load(&o.mapping, g->framework) != 0 || jobs_resolve(npu, bench, &ro, &jobs) != 0 ||
+        (o.diff_analyze && diff_analyze_prepare(npu, &jobs) != 0) || out_run_mkdir(outputs, o.out_dir) != 0 ||
+        (o.summary_json && out_check_replaceable(o.summary_json) != 0) ||
+        pick_stamp(&jobs, &opts, o.mapping.layer && g->framework != 'p', stamp) != 0) {
+        status = err_report();
+        goto done;
+    }
+    opts.stamp = stamp;
+    /* threads left for each compare when several run at once */
+    opts.threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1);
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
     if (pool_run(jobs.n, o.jobs, run_one, &s, NULL) != 0)
         status = err_report();
     int gate = 0;
-    for (size_t i = 0; i < jobs.n; i++) {
+    for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++) {
         summary_line(&jobs.v[i], &s.results[i]);
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
     }
-    summary_total(s.results, jobs.n);
+    if (status == EXIT_OK)
+        summary_total(s.results, jobs.n);
     if (o.diff_analyze && status == EXIT_OK)
-        status = diff_analyze_jobs(&jobs, s.results);
+        status = diff_analyze_jobs(&jobs, s.results, outputs);
     if (status == EXIT_OK && gate)
         status = EXIT_GATE;
-    if (o.summary_json && summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0 &&
-        status != EXIT_BADINPUT)
+    if (o.summary_json && (status == EXIT_OK || status == EXIT_GATE) &&
+        summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0)
         status = err_report();
     for (size_t i = 0; i < jobs.n; i++)
         compare_result_free(&s.results[i]);
     free(s.results);
 done:
+    if (status != EXIT_OK && status != EXIT_GATE)
+        out_run_rollback(outputs);
+    out_run_free(outputs);
+    mapping_unload(&o.mapping);
     jobs_free(&jobs);
     numlist_free(&ro_.ranks);
     numlist_free(&ro_.steps);

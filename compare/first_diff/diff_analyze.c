@@ -14,6 +14,7 @@
 #include "compare/first_diff/diff_analyze.h"
 #include "model/commgraph.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "format/json.h"
 #include "format/jsonw.h"
 #include "base/log.h"
@@ -475,7 +476,7 @@ static void write_node(strbuf *sb, const char *name, const jval *value)
     free(out.v);
 }
 
-static int write_analysis(const da_rank *rk, const cg_result *res, const char *path)
+static int write_analysis(const da_rank *rk, const cg_result *res, char **path)
 {
     strbuf sb = STRBUF_INIT;
     sb_addc(&sb, '{');
@@ -518,8 +519,9 @@ static int write_analysis(const da_rank *rk, const cg_result *res, const char *p
     free(done);
     jsonw_newline(&sb, 2, 0);
     sb_addc(&sb, '}');
+    /* never over another file: a taken name moves on by a nanosecond */
     if (rc == 0)
-        rc = file_write_atomic(path, sb.buf, sb.len);
+        rc = file_write_new(path, sb.buf, sb.len) < 0 ? -1 : 0;
     sb_free(&sb);
     return rc;
 }
@@ -571,7 +573,7 @@ int diff_analyze(const da_input *in, size_t n, const char *out_dir, char **resul
             char name[64];
             snprintf(name, sizeof name, "diff_analyze_%lld%09ld.json", (long long)ts.tv_sec, (long)ts.tv_nsec);
             char *path = path_join(out_dir, name);
-            rc = dir_create(out_dir) != 0 ? -1 : write_analysis(rk, &res, path);
+            rc = dir_create(out_dir) != 0 ? -1 : write_analysis(rk, &res, &path);
             if (rc == 0) {
                 sb_adds(line, "first diff: ");
                 for (size_t h = 0; h < res.nhits; h++)
@@ -626,7 +628,7 @@ static long suffix_rank(const char *suffix)
     return d && d[4] ? strtol(d + 4, NULL, 10) : 0;
 }
 
-int diff_analyze_jobs(const job_list *jobs, const compare_result *results)
+int diff_analyze_jobs(const job_list *jobs, const compare_result *results, out_run *outputs)
 {
     for (size_t i = 0; i < jobs->n;) {
         size_t j = i;
@@ -637,9 +639,12 @@ int diff_analyze_jobs(const job_list *jobs, const compare_result *results)
         for (size_t k = i; k < j; k++)
             if (results[k].result_path)
                 in[n++] = (da_input){.rank = suffix_rank(jobs->v[k].suffix), .path = results[k].result_path};
-        char *path;
+        char *path = NULL;
         strbuf line = STRBUF_INIT;
-        int rc = diff_analyze(in, n, jobs->v[i].out_dir, &path, &line);
+        int rc = out_run_mkdir(outputs, jobs->v[i].out_dir);
+        if (rc == 0)
+            rc = diff_analyze(in, n, jobs->v[i].out_dir, &path, &line);
+        out_run_add(outputs, path);
         free(in);
         if (rc != 0) {
             sb_free(&line);

@@ -9,6 +9,7 @@
 #define MSP_COMPARE_DIFF_ANALYZE_H
 
 #include "compare/pipeline/inputs.h"
+#include "base/outdir.h"
 #include "base/strbuf.h"
 
 typedef struct {
@@ -26,7 +27,8 @@ int diff_analyze(const da_input *in, size_t n, const char *out_dir, char **resul
 int diff_analyze_prepare(const char *npu, job_list *jobs);
 
 /* After the compares of a -da run: one analysis per output directory (per
- * step), each printing its summary line. Returns an exit status. */
-int diff_analyze_jobs(const job_list *jobs, const compare_result *results);
+ * step), each printing its summary line; the files it writes are recorded
+ * in `outputs` (may be NULL). Returns an exit status. */
+int diff_analyze_jobs(const job_list *jobs, const compare_result *results, out_run *outputs);
 
 #endif

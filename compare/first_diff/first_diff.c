@@ -14,6 +14,7 @@
  */
 #include "compare/pipeline/compare.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "format/jsonw.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -317,7 +318,7 @@ typedef struct {
     const char *name;
 } batch;
 
-int write_first_diff(compare_ctx *c, const char *path, compare_result *res)
+int write_first_diff(compare_ctx *c, char **path, compare_result *res)
 {
     writer w = {.c = c, .sb = STRBUF_INIT};
     type_block(c, 0, &w.npu);
@@ -350,7 +351,7 @@ int write_first_diff(compare_ctx *c, const char *path, compare_result *res)
         size_t *slot = strmap_put(&last, bs[k].name, strlen(bs[k].name), k, &added);
         *slot = k;
     }
-    char *tmp = out_tmp_create(path);
+    char *tmp = out_tmp_create(*path);
     if (!tmp) {
         strmap_free(&last);
         free(bs);
@@ -361,7 +362,7 @@ int write_first_diff(compare_ctx *c, const char *path, compare_result *res)
         out_tmp_discard(tmp);
         strmap_free(&last);
         free(bs);
-        return err_input(path, "cannot write the first-diff result");
+        return err_input(*path, "cannot write the first-diff result");
     }
     size_t written = 0;
     sb_addc(&w.sb, '{');
@@ -416,9 +417,9 @@ int write_first_diff(compare_ctx *c, const char *path, compare_result *res)
     int bad = w.failed | (fclose(w.fp) != 0);
     if (bad) {
         out_tmp_discard(tmp);
-        return err_input(path, "cannot write the first-diff result");
+        return err_input(*path, "cannot write the first-diff result");
     }
-    if (out_tmp_commit(tmp, path) != 0)
+    if (out_commit_new(tmp, path) < 0)
         return -1;
     res->rows = c->npairs;
     res->first_failing = (size_t)-1;

@@ -5,6 +5,7 @@
  * rows, and the data_mapping yaml. */
 #include "compare/mapping/layer_mapping.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "compare/mapping/layer_scope.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -18,11 +19,12 @@
 #include <string.h>
 
 /* The rules of the yaml, longest first among those of a class and first part. */
-typedef struct {
+struct lm_rules {
     strmap map;                            /* "Class\0sub.path" -> target */
     const char **target;
-    size_t n, max_level;
-} lm_rules;
+    size_t n, cap, max_level;
+    arena mem;                             /* keys and targets */
+};
 
 /* ---- the user's layer mapping ------------------------------------------ */
 
@@ -46,7 +48,7 @@ static int add_rules(lm_rules *r, const char *file, const char *type, size_t tle
         size_t *slot = strmap_put(&r->map, key, tlen + 1 + mb->keylen, r->n, &added);
         if (!added)
             continue;
-        r->target = xrealloc(r->target, (r->n + 1) * sizeof *r->target);
+        GROW(r->target, r->cap, r->n + 1);
         r->target[r->n++] = arena_strndup(m, mb->val.u.str, vl);
         (void)slot;
         size_t level = lm_count_dots(mb->key, mb->keylen) + 1;
@@ -60,7 +62,6 @@ static int add_rules(lm_rules *r, const char *file, const char *type, size_t tle
  * stands for TopLayer (and replaces it). An empty file has no rules. */
 static int load_rules(lm_rules *r, const char *file, arena *m)
 {
-    memset(r, 0, sizeof *r);
     if (!file)
         return 0;
     jval root;
@@ -227,40 +228,57 @@ static jval *pair_rows(const compare_ctx *c, const lm_side *t, const lm_side *b,
 
 static int write_mapping(const compare_ctx *c, const jval *map)
 {
-    strbuf name = STRBUF_INIT, text = STRBUF_INIT;
-    sb_addf(&name, "data_mapping%s_%s.yaml", c->job->suffix, c->opts->stamp);
-    char *path = path_join(c->job->out_dir, sb_str(&name));
+    strbuf text = STRBUF_INIT;
+    char *path = compare_out_name(c->job, c->opts->stamp, "data_mapping", "yaml");
     int rc = -1;
     yaml_dump_str_map(&text, map);
-    if (dir_create(c->job->out_dir) == 0)
-        rc = file_write_atomic(path, text.buf, text.len);
+    if (out_run_mkdir(c->opts->outputs, c->job->out_dir) == 0 && file_write_new(&path, text.buf, text.len) >= 0) {
+        out_run_add(c->opts->outputs, path);
+        rc = 0;
+    }
     free(path);
-    sb_free(&name);
     sb_free(&text);
     return rc;
 }
 
-const jval *layer_mapping_build(compare_ctx *c, const char *yaml_file, arena *a)
+lm_rules *layer_rules_load(const char *yaml_file)
+{
+    lm_rules *r = xcalloc(1, sizeof *r);
+    arena_init(&r->mem, 1 << 12);
+    if (load_rules(r, yaml_file, &r->mem) != 0) {
+        layer_rules_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void layer_rules_free(lm_rules *r)
+{
+    if (!r)
+        return;
+    strmap_free(&r->map);
+    free(r->target);
+    arena_free(&r->mem);
+    free(r);
+}
+
+const jval *layer_mapping_build(compare_ctx *c, const lm_rules *rules, arena *a)
 {
     arena m;
     arena_init(&m, 1 << 16);
     lm_side t, b;
     memset(&t, 0, sizeof t);
     memset(&b, 0, sizeof b);
-    lm_rules r;
-    memset(&r, 0, sizeof r);
     const jval *out = NULL;
-    /* the order of msprobe's checks: target files, bench files, the yaml */
-    if (lm_side_load(&t, &c->npu, 0, &m) == 0 && lm_side_load(&b, &c->bench, 1, &m) == 0 &&
-        load_rules(&r, yaml_file, &m) == 0) {
-        out = pair_rows(c, &t, &b, &r, a);
+    /* msprobe checks the target's files, then the bench's (the yaml was
+     * parsed before any dump was read) */
+    if (lm_side_load(&t, &c->npu, 0, &m) == 0 && lm_side_load(&b, &c->bench, 1, &m) == 0) {
+        out = pair_rows(c, &t, &b, rules, a);
         if (c->job && write_mapping(c, out) != 0)
             out = NULL;
     }
     lm_side_free(&t);
     lm_side_free(&b);
-    strmap_free(&r.map);
-    free(r.target);
     arena_free(&m);
     return out;
 }

@@ -11,14 +11,23 @@
 #include "compare/pipeline/compare.h"
 #include "format/json.h"
 
+/* The renaming rules of a layer mapping yaml, parsed once per run and then
+ * read by every job (read-only, so jobs may share them across threads). */
+typedef struct lm_rules lm_rules;
+
+/* Parse the yaml (NULL for a bare -lm: no rules). NULL (error recorded) when
+ * it is missing or not a dict of class name: {sub-path: bench name}. */
+lm_rules *layer_rules_load(const char *yaml_file);
+void layer_rules_free(lm_rules *r);
+
 /* Build the mapping for c->npu and c->bench from the stack.json and
- * construct.json beside each dump.json and the yaml (NULL for a bare -lm),
- * write it as data_mapping{suffix}_{stamp}.yaml into the job's output
- * directory, and return it: a J_OBJECT from target row name to bench row
- * name or "N/A", in target row order. The object lives in `a`; its strings
- * point into the dumps. An empty object means msprobe compares as without a
- * data mapping (a side without stack or construct information).
- * NULL (error recorded) on bad input. */
-const jval *layer_mapping_build(compare_ctx *c, const char *yaml_file, arena *a);
+ * construct.json beside each dump.json and the rules, write it as
+ * data_mapping{suffix}_{stamp}.yaml into the job's output directory, and
+ * return it: a J_OBJECT from target row name to bench row name or "N/A", in
+ * target row order. The object lives in `a`; its strings point into the
+ * dumps. An empty object means msprobe compares as without a data mapping
+ * (a side without stack or construct information). NULL (error recorded)
+ * on bad input. */
+const jval *layer_mapping_build(compare_ctx *c, const lm_rules *rules, arena *a);
 
 #endif

@@ -141,23 +141,69 @@ static const list_pair lists[4] = {
     {"ms_parameters_grad", "pt_parameters_grad", NULL, NULL},
 };
 
+/* One entry of the user's api mapping, checked when the file is parsed. */
+typedef struct {
+    const jval *ent;
+    const char *ms, *pt;     /* ms_api, pt_api (NUL-terminated) */
+    int skip;                /* list lengths differ: warned once, left out */
+} api_entry;
+
+/* The parsed option files of a run (mapping_load). */
+struct mapping_files {
+    arena mem;
+    jval cell, data;         /* -cm, -dm dicts (J_OBJECT) */
+    int have_cell, have_data;
+    strmap data_keys;        /* -dm key -> member index */
+    api_entry *api;          /* -am FILE */
+    size_t napi;
+    lm_rules *layer;         /* -lm rules; NULL when -lm is not given or not used */
+};
+
+/* -am FILE: a list of entries with ms_api and pt_api (§4.1.1). */
+static int load_api(mapping_files *f, const char *file)
+{
+    jval root;
+    if (yaml_load_file(file, YAML_SUFFIX_YAML_OR_YML, &f->mem, &root) != 0)
+        return -1;
+    if (root.type == J_NULL)
+        return 0;
+    if (root.type != J_ARRAY)
+        return err_input(file, "an api mapping is a list of entries with ms_api and pt_api");
+    f->api = xcalloc(root.len ? root.len : 1, sizeof *f->api);
+    for (uint32_t e = 0; e < root.len; e++) {
+        const jval *ent = &root.u.items[e];
+        const jval *ms_api = json_get(ent, "ms_api"), *pt_api = json_get(ent, "pt_api");
+        if (ent->type != J_OBJECT || !ms_api || ms_api->type != J_STRING || !pt_api || pt_api->type != J_STRING)
+            return err_input(file, "entry %u of the api mapping needs ms_api and pt_api names", e + 1);
+        int equal = 1;
+        for (int l = 0; l < 4; l++)
+            equal &= list_len(entry_list(ent, lists[l].ms, lists[l].alt_ms)) ==
+                     list_len(entry_list(ent, lists[l].pt, lists[l].alt_pt));
+        if (!equal)
+            log_warn("%s: entry %u: The user-defined mapping table is incorrect, make sure that the number of "
+                     "parameters is equal; entry skipped",
+                     file, e + 1);
+        f->api[f->napi++] = (api_entry){.ent = ent,
+                                        .ms = arena_strndup(&f->mem, ms_api->u.str, ms_api->len),
+                                        .pt = arena_strndup(&f->mem, pt_api->u.str, pt_api->len),
+                                        .skip = !equal};
+    }
+    return 0;
+}
+
 /* The user's api mapping (§4.1.1) rewrites the keys of the rows it names. */
-static int user_api_mapping(compare_ctx *c, const char *file)
+static int user_api_mapping(compare_ctx *c, const char *file, const mapping_files *f)
 {
     arena a;
     arena_init(&a, 4096);
-    jval root;
-    int rc = yaml_load_file(file, YAML_SUFFIX_YAML_OR_YML, &a, &root);
-    if (rc == 0 && root.type != J_ARRAY && root.type != J_NULL)
-        rc = err_input(file, "an api mapping is a list of entries with ms_api and pt_api");
+    int rc = 0;
     strmap npu_apis = {0}, bench_apis = {0};
     strbuf api = STRBUF_INIT, op = STRBUF_INIT, key = STRBUF_INIT;
-    size_t *first = NULL, *next = NULL;
-    if (rc == 0) {
+    size_t *next = NULL;
+    if (f->napi) {
         /* target rows by their "{type}.{api}", chained; bench api names */
         strmap_init(&npu_apis, c->npu.nrows);
         strmap_init(&bench_apis, c->bench.nrows);
-        first = xmalloc_array(c->npu.nrows + 1, sizeof *first);
         next = xmalloc_array(c->npu.nrows + 1, sizeof *next);
         for (size_t i = 0; i < c->npu.nrows && rc == 0; i++) {
             if ((rc = api_of(c->npu.rows[i].name, c->npu.path, &api)) != 0)
@@ -178,24 +224,11 @@ static int user_api_mapping(compare_ctx *c, const char *file)
             strmap_put(&bench_apis, arena_strndup(&a, api.buf, api.len), api.len, i, NULL);
         }
     }
-    for (uint32_t e = 0; rc == 0 && root.type == J_ARRAY && e < root.len; e++) {
-        const jval *ent = &root.u.items[e];
-        const jval *ms_api = json_get(ent, "ms_api"), *pt_api = json_get(ent, "pt_api");
-        if (ent->type != J_OBJECT || !ms_api || ms_api->type != J_STRING || !pt_api || pt_api->type != J_STRING) {
-            rc = err_input(file, "entry %u of the api mapping needs ms_api and pt_api names", e + 1);
-            break;
-        }
-        int equal = 1;
-        for (int l = 0; l < 4; l++)
-            equal &= list_len(entry_list(ent, lists[l].ms, lists[l].alt_ms)) ==
-                     list_len(entry_list(ent, lists[l].pt, lists[l].alt_pt));
-        if (!equal) {
-            log_warn("%s: entry %u: The user-defined mapping table is incorrect, make sure that the number of "
-                     "parameters is equal; entry skipped",
-                     file, e + 1);
+    for (size_t e = 0; rc == 0 && e < f->napi; e++) {
+        const api_entry *ae = &f->api[e];
+        if (ae->skip)
             continue;
-        }
-        char *ms = arena_strndup(&a, ms_api->u.str, ms_api->len), *pt = arena_strndup(&a, pt_api->u.str, pt_api->len);
+        const char *ms = ae->ms, *pt = ae->pt;
         size_t *head = strmap_get(&npu_apis, ms, strlen(ms));
         if (!head || !strmap_get(&bench_apis, pt, strlen(pt)))
             continue;
@@ -212,8 +245,8 @@ static int user_api_mapping(compare_ctx *c, const char *file)
                 break;
             }
             const list_pair *lp = &lists[list_of[p]];
-            if (!map_index(op.buf, patterns[p], entry_list(ent, lp->ms, lp->alt_ms),
-                           entry_list(ent, lp->pt, lp->alt_pt), &key)) {
+            if (!map_index(op.buf, patterns[p], entry_list(ae->ent, lp->ms, lp->alt_ms),
+                           entry_list(ae->ent, lp->pt, lp->alt_pt), &key)) {
                 sb_reset(&key);
                 sb_add(&key, op.buf, op.len);
                 sb_adds(&key, "abandoned");
@@ -221,7 +254,6 @@ static int user_api_mapping(compare_ctx *c, const char *file)
             c->npu_keys[i] = keep(c, &key);
         }
     }
-    free(first);
     free(next);
     strmap_free(&npu_apis);
     strmap_free(&bench_apis);
@@ -302,59 +334,119 @@ static void cell_key(const char *name, const jval *dict, strbuf *tmp, strbuf *ou
     sb_free(&cur);
 }
 
+int mapping_load(mapping_opts *m, int framework)
+{
+    m->files = NULL;
+    if (!mapping_any(m))
+        return 0;
+    mapping_files *f = xcalloc(1, sizeof *f);
+    arena_init(&f->mem, 1 << 16);
+    int rc = 0;
+    if (m->cell && m->cell_file) {
+        rc = load_dict(m->cell_file, &f->mem, &f->cell);
+        f->have_cell = rc == 0;
+    }
+    if (rc == 0 && m->layer && framework != 'p') {
+        f->layer = layer_rules_load(m->layer_file);
+        rc = f->layer ? 0 : -1;
+    }
+    /* msprobe does not read -dm when -lm generates the mapping (§2.4 step
+     * 7); without -f that depends on each target dump, so it is parsed */
+    if (rc == 0 && m->data_file && !(m->layer && framework == 'm')) {
+        rc = load_dict(m->data_file, &f->mem, &f->data);
+        if (rc == 0) {
+            /* a data mapping can be big (one key per row): keys by hash;
+             * the last of repeated keys wins, like json_get */
+            f->have_data = 1;
+            strmap_init(&f->data_keys, f->data.len);
+            for (uint32_t i = 0; i < f->data.len; i++) {
+                const jmember *mb = &f->data.u.members[i];
+                int added;
+                *strmap_put(&f->data_keys, mb->key, mb->keylen, i, &added) = i;
+            }
+        }
+    }
+    if (rc == 0 && m->api && m->api_file)
+        rc = load_api(f, m->api_file);
+    m->files = f;
+    if (rc != 0)
+        mapping_unload(m);
+    return rc;
+}
+
+void mapping_unload(mapping_opts *m)
+{
+    mapping_files *f = m->files;
+    if (!f)
+        return;
+    strmap_free(&f->data_keys);
+    free(f->api);
+    layer_rules_free(f->layer);
+    arena_free(&f->mem);
+    free(f);
+    m->files = NULL;
+}
+
+/* A row name's key under the data mapping `data` (its strmap `keys`). */
+static void data_key(const jval *data, const strmap *keys, const char *name, strbuf *key)
+{
+    size_t *to = strmap_get(keys, name, strlen(name));
+    if (to) {
+        value_text(&data->u.members[*to].val, key);
+    } else {
+        sb_reset(key);
+        sb_adds(key, name);
+    }
+}
+
 int mapping_apply(compare_ctx *c, const mapping_opts *m)
 {
     if (!mapping_any(m))
         return 0;
+    const mapping_files *f = m->files;
+    if (!f)
+        return err_internal(NULL, "the mapping files were not loaded before the compare");
     arena_init(&c->key_mem, 1 << 20);
     c->npu_keys = xmalloc_array(c->npu.nrows + 1, sizeof *c->npu_keys);
     arena files;
     arena_init(&files, 1 << 16);
     strbuf api = STRBUF_INIT, key = STRBUF_INIT, tmp = STRBUF_INIT;
-    jval cell_dict = {0}, data_dict = {0};
     const jval *data = NULL;
+    const strmap *keys = NULL;
+    strmap layer_keys = {0};
     int rc = 0, layer = 0;
-    if (m->cell && m->cell_file)
-        rc = load_dict(m->cell_file, &files, &cell_dict);
-    if (rc == 0 && m->layer && !c->target_ms) {
+    if (m->layer && !c->target_ms) {
         static atomic_int warned;
         if (!atomic_exchange(&warned, 1))
             log_warn("-lm (layer mapping) applies to MindSpore target dumps only; ignored");
-    } else if (rc == 0 && m->layer) {
+    } else if (m->layer) {
         /* the generated mapping replaces any -dm file, unread (§2.4 step 7) */
         layer = 1;
-        data = layer_mapping_build(c, m->layer_file, &files);
+        data = f->layer ? layer_mapping_build(c, f->layer, &files)
+                        : (err_internal(NULL, "the layer mapping rules were not loaded"), NULL);
         rc = data ? 0 : -1;
-    }
-    if (rc == 0 && m->data_file && !layer) {
-        rc = load_dict(m->data_file, &files, &data_dict);
-        data = &data_dict;
-    }
-    /* a data mapping can be big (one key per row): look keys up by hash;
-     * the last of repeated keys wins, like json_get */
-    strmap data_keys = {0};
-    if (data && rc == 0) {
-        strmap_init(&data_keys, data->len);
-        for (uint32_t i = 0; i < data->len; i++) {
-            const jmember *mb = &data->u.members[i];
-            int added;
-            *strmap_put(&data_keys, mb->key, mb->keylen, i, &added) = i;
+        if (data) {
+            strmap_init(&layer_keys, data->len);
+            for (uint32_t i = 0; i < data->len; i++) {
+                const jmember *mb = &data->u.members[i];
+                int added;
+                *strmap_put(&layer_keys, mb->key, mb->keylen, i, &added) = i;
+            }
+            keys = &layer_keys;
         }
+    }
+    if (rc == 0 && !layer && f->have_data) {
+        data = &f->data;
+        keys = &f->data_keys;
     }
     for (size_t i = 0; i < c->npu.nrows && rc == 0; i++) {
         const char *name = c->npu.rows[i].name;
         if (m->api) {
             rc = builtin_api_key(c, name, &api, &key);
         } else if (m->cell) {
-            cell_key(name, m->cell_file ? &cell_dict : NULL, &tmp, &key);
+            cell_key(name, f->have_cell ? &f->cell : NULL, &tmp, &key);
         } else if (data) {
-            size_t *to = strmap_get(&data_keys, name, strlen(name));
-            if (to)
-                value_text(&data->u.members[*to].val, &key);
-            else {
-                sb_reset(&key);
-                sb_adds(&key, name);
-            }
+            data_key(data, keys, name, &key);
         } else {
             sb_reset(&key);
             sb_adds(&key, name);
@@ -362,11 +454,11 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
         c->npu_keys[i] = keep(c, &key);
     }
     if (rc == 0 && m->api && m->api_file)
-        rc = user_api_mapping(c, m->api_file);
+        rc = user_api_mapping(c, m->api_file, f);
     /* msprobe tests the mapping's truth: a -dm path always holds, a
      * generated mapping only when it has keys (else an exact match) */
     c->mapped = data != NULL && (!layer || data->len > 0);
-    strmap_free(&data_keys);
+    strmap_free(&layer_keys);
     sb_free(&api);
     sb_free(&key);
     sb_free(&tmp);

@@ -7,6 +7,8 @@
 
 #include "compare/pipeline/compare.h"
 
+typedef struct mapping_files mapping_files;
+
 typedef struct mapping_opts {
     int api;                 /* -am given */
     const char *api_file;    /* -am FILE; NULL: the built-in table only */
@@ -15,6 +17,7 @@ typedef struct mapping_opts {
     const char *data_file;   /* -dm FILE */
     int layer;               /* -lm given */
     const char *layer_file;  /* -lm FILE */
+    mapping_files *files;    /* the files, parsed by mapping_load() */
 } mapping_opts;
 
 static inline int mapping_any(const mapping_opts *m)
@@ -22,9 +25,18 @@ static inline int mapping_any(const mapping_opts *m)
     return m && (m->api || m->cell || m->data_file || m->layer);
 }
 
-/* Set c->npu_keys (and c->mapped) from the mapping options; the data of
- * c->npu and c->bench must be loaded. Records an error and returns -1 for a
- * bad mapping file. */
+/* Parse every mapping file once, before any dump is read; every job then
+ * reads the result (read-only, shared across threads). `framework` is the
+ * -f flag (0, 'p' or 'm'): with -f mindspore and -lm, the -dm file is not
+ * read (the generated mapping replaces it, as in msprobe); with -f pytorch
+ * the -lm yaml is not, -lm being ignored there. 0, or -1 with the error of
+ * the first bad file recorded. */
+int mapping_load(mapping_opts *m, int framework);
+void mapping_unload(mapping_opts *m);
+
+/* Set c->npu_keys (and c->mapped) from the mapping options and their
+ * parsed files; the data of c->npu and c->bench must be loaded. Records an
+ * error and returns -1 when the dumps do not fit the mapping. */
 int mapping_apply(compare_ctx *c, const mapping_opts *m);
 
 /* Built-in MindSpore -> PyTorch API names (ms_to_pt.c). */

@@ -6,6 +6,7 @@
  * failing run prints one error line (naming the reason the last rank was
  * skipped when nothing could be merged), writes nothing and exits 2. */
 #include "base/files.h"
+#include "base/outdir.h"
 #include "base/log.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -421,7 +422,7 @@ static cell value_cell(const mval *v)
 }
 
 /* Outer join on NPU Name: names in order of first appearance, rank by rank. */
-static int write_merged(const char *path, const merged *m, size_t *nrows_out)
+static int write_merged(char **path, const merged *m, size_t *nrows_out)
 {
     strmap rows;
     strmap_init(&rows, 256);
@@ -463,7 +464,7 @@ static int write_merged(const char *path, const merged *m, size_t *nrows_out)
     }
     int ncols = (int)(m->n + 1);
     cell *cells = xmalloc_array(m->n + 1, sizeof *cells);
-    table_writer *t = table_open_sheet(path, TABLE_XLSX, m->index[0], header, ncols);
+    table_writer *t = table_open_sheet(*path, TABLE_XLSX, m->index[0], header, ncols);
     int rc = t ? 0 : -1;
     static const mval missing = {MV_MISSING, 0, NULL, 0};
     for (size_t k = 0; k < m->nindex && rc == 0; k++) {
@@ -480,7 +481,7 @@ static int write_merged(const char *path, const merged *m, size_t *nrows_out)
         }
     }
     if (t && rc == 0)
-        rc = table_close(t);
+        rc = table_close_new(t, path) < 0 ? -1 : 0;
     else if (t)
         table_abort(t);
     for (size_t c = 0; c < m->n; c++) {
@@ -513,19 +514,25 @@ int merge_result_run(const merge_opts *o)
     time_stamp(stamp);
     char *out = NULL;
     int status = EXIT_OK;
+    out_run *outputs = out_run_new();
     if (path_require(o->input_dir, 1) != 0 || find_results(o->input_dir, &ranks, &nranks, &w) != 0 ||
         load_config(o->config, &cfg) != 0 || read_ranks(ranks, nranks, &cfg.apis) != 0 ||
-        combine(ranks, nranks, &cfg, &m, &w) != 0 || dir_create(o->output_dir) != 0) {
+        combine(ranks, nranks, &cfg, &m, &w) != 0 || out_run_mkdir(outputs, o->output_dir) != 0) {
         status = err_report();
         goto done;
     }
-    char name[64];
-    snprintf(name, sizeof name, "multi_ranks_compare_merge_%s.xlsx", stamp);
-    out = path_join(o->output_dir, name);
-    if (path_kind(out) != PATH_MISSING)
-        warn(&w, "%s will be deleted.", out);
+    /* msprobe replaces a merge of the same second ("will be deleted"); we
+     * take the next free second, and never replace a file when writing */
+    for (;;) {
+        char name[64];
+        snprintf(name, sizeof name, "multi_ranks_compare_merge_%s.xlsx", stamp);
+        out = path_join(o->output_dir, name);
+        if (!out_name_taken(out) || stamp_next(stamp, stamp) != 0)
+            break;
+        free(out);
+    }
     size_t nrows;
-    if (write_merged(out, &m, &nrows) != 0) {
+    if (write_merged(&out, &m, &nrows) != 0) {
         status = err_report();
         goto done;
     }
@@ -534,6 +541,9 @@ int merge_result_run(const merge_opts *o)
     log_info("merged %zu of %zu ranks: %zu rows, %zu sheets (%s%s)", m.n, nranks, nrows, m.nindex, m.index[0],
              m.nindex > 1 ? ", ..." : "");
 done:
+    if (status != EXIT_OK)
+        out_run_rollback(outputs);
+    out_run_free(outputs);
     for (size_t i = 0; i < nranks; i++)
         merge_rank_free(&ranks[i]);
     free(ranks);

@@ -1,7 +1,7 @@
 /* The advisor file (spec/compare.md §7): the first failing row of the table
  * and msprobe's advice for it, or that everything reached accuracy. */
 #include "compare/pipeline/compare.h"
-#include "base/files.h"
+#include "base/outdir.h"
 #include "base/strbuf.h"
 
 #include <stdio.h>
@@ -43,7 +43,7 @@ static const char *advice_for(const char *node)
     return msg;
 }
 
-int write_advisor(compare_ctx *c, const char *path, compare_result *res)
+int write_advisor(compare_ctx *c, char **path, compare_result *res)
 {
     (void)c;
     strbuf sb = STRBUF_INIT;
@@ -55,7 +55,7 @@ int write_advisor(compare_ctx *c, const char *path, compare_result *res)
         sb_addf(&sb, "Line: %zu\nSuspect Nodes: %s\nExpert Advice: %s\n", res->first_failing, node,
                 advice_for(node));
     }
-    int rc = file_write_atomic(path, sb.buf, sb.len);
+    int rc = file_write_new(path, sb.buf, sb.len) < 0 ? -1 : 0;
     sb_free(&sb);
     return rc;
 }

@@ -32,6 +32,7 @@ typedef struct {
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
     int fuzzy;               /* -f: match names without call counters (§4.4) */
     const struct mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
+    struct out_run *outputs;  /* directories and files the run made, for a rollback (NULL: none kept) */
     int first_diff;          /* -da: msprobe 8.3's first-diff result (JSON) instead of the table */
 } compare_opts;
 
@@ -169,13 +170,21 @@ void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t
 size_t msgs_from(const compare_ctx *c, size_t i);
 void add_counts(row_counts *to, const row_counts *k);
 
+/* The writers of a job's files. *path (malloc'ed) is the name to write; it
+ * is never replaced: when it exists (another run took it meanwhile) the
+ * file gets a later stamp and *path that name (base/outdir.h). */
+
 /* output.c */
-int write_result(compare_ctx *c, const char *path, compare_result *res);
+int write_result(compare_ctx *c, char **path, compare_result *res);
 
 /* first_diff.c: the per-rank result of -da, compare_result_rank{N}_{stamp}.json */
-int write_first_diff(compare_ctx *c, const char *path, compare_result *res);
+int write_first_diff(compare_ctx *c, char **path, compare_result *res);
 
 /* advisor.c */
-int write_advisor(compare_ctx *c, const char *path, compare_result *res);
+int write_advisor(compare_ctx *c, char **path, compare_result *res);
+
+/* run.c: OUT_DIR/{prefix}{suffix}_{stamp}.{ext}, the name of every file of a
+ * job (compare_result_rank0_20250101120000.xlsx); malloc'ed. */
+char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext);
 
 #endif

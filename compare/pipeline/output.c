@@ -196,11 +196,11 @@ static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int thre
     return rc;
 }
 
-int write_result(compare_ctx *c, const char *path, compare_result *res)
+int write_result(compare_ctx *c, char **path, compare_result *res)
 {
     const char *const *header;
     int ncols = result_header(c, &header);
-    table_writer *t = table_open(path, c->opts->format, header, ncols);
+    table_writer *t = table_open(*path, c->opts->format, header, ncols);
     if (!t)
         return -1;
     render_stacks(c);
@@ -221,5 +221,5 @@ int write_result(compare_ctx *c, const char *path, compare_result *res)
         table_abort(t);
         return -1;
     }
-    return table_close(t);
+    return table_close_new(t, path) < 0 ? -1 : 0;
 }

@@ -2,6 +2,7 @@
 #include "compare/pipeline/compare.h"
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "base/log.h"
 #include "base/err.h"
 #include "base/pool.h"
@@ -112,10 +113,10 @@ static int check_stacks(compare_ctx *c)
     return 0;
 }
 
-static char *out_name(const compare_job *job, const compare_opts *o, const char *prefix, const char *ext)
+char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext)
 {
     strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, o->stamp, ext);
+    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, stamp, ext);
     char *full = path_join(job->out_dir, sb_str(&sb));
     sb_free(&sb);
     return full;
@@ -143,14 +144,15 @@ static void ctx_free(compare_ctx *c)
  * msprobe 8.3 names it compare_result for dump.json and debug.json alike. */
 static int first_diff_result(compare_ctx *c, const compare_job *job, compare_result *res)
 {
-    if (dir_create(job->out_dir) != 0)
+    if (out_run_mkdir(c->opts->outputs, job->out_dir) != 0)
         return -1;
-    res->result_path = out_name(job, c->opts, "compare_result", "json");
-    if (write_first_diff(c, res->result_path, res) != 0) {
+    res->result_path = compare_out_name(job, c->opts->stamp, "compare_result", "json");
+    if (write_first_diff(c, &res->result_path, res) != 0) {
         free(res->result_path);
         res->result_path = NULL;
         return -1;
     }
+    out_run_add(c->opts->outputs, res->result_path);
     return 0;
 }
 
@@ -210,23 +212,25 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     if (highlight_rows(&c) != 0)
         goto out;
     phase("highlight", &t0);
-    if (dir_create(job->out_dir) != 0)
+    if (out_run_mkdir(opts->outputs, job->out_dir) != 0)
         goto out;
     const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
-    res->result_path = out_name(job, opts, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
-    if (write_result(&c, res->result_path, res) != 0) {
+    res->result_path = compare_out_name(job, opts->stamp, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
+    if (write_result(&c, &res->result_path, res) != 0) {
         free(res->result_path);
         res->result_path = NULL;
         goto out;
     }
+    out_run_add(opts->outputs, res->result_path);
     phase("write", &t0);
     if (opts->auto_analyze) {
-        res->advisor_path = out_name(job, opts, "advisor", "txt");
-        if (write_advisor(&c, res->advisor_path, res) != 0) {
+        res->advisor_path = compare_out_name(job, opts->stamp, "advisor", "txt");
+        if (write_advisor(&c, &res->advisor_path, res) != 0) {
             free(res->advisor_path);
             res->advisor_path = NULL;
             goto out;
         }
+        out_run_add(opts->outputs, res->advisor_path);
     }
     rc = 0;
 out:

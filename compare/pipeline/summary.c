@@ -3,6 +3,7 @@
  * and the CI gate (--fail-on) that turns failing rows into exit status 3. */
 #include "compare/pipeline/summary.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "base/log.h"
 #include "base/err.h"
 #include "format/jsonw.h"
@@ -14,30 +15,33 @@
 
 static const char *const mode_names[] = {"tensor", "statistics", "md5"};
 
+static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow"};
+#define NKINDS (sizeof gate_kinds / sizeof *gate_kinds)
+
 int gate_parse(const char *text, unsigned *mask)
 {
     *mask = 0;
     const char *p = text;
     while (*p) {
         size_t n = strcspn(p, ",");
-        if (n == 7 && !strncmp(p, "warning", 7))
-            *mask |= FAIL_WARNING;
-        else if (n == 2 && !strncmp(p, "no", 2))
-            *mask |= FAIL_NO;
-        else if (n == 9 && !strncmp(p, "different", 9))
-            *mask |= FAIL_DIFFERENT;
-        else if (n == 9 && !strncmp(p, "unmatched", 9))
-            *mask |= FAIL_UNMATCHED;
+        size_t k = 0;
+        while (k < NKINDS && !(strlen(gate_kinds[k]) == n && !strncmp(p, gate_kinds[k], n)))
+            k++;
+        if (k < NKINDS)
+            *mask |= 1u << k;
         else if (n == 3 && !strncmp(p, "any", 3))
             *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT;
         else
-            return err_input(NULL, "--fail-on takes warning, no, different, unmatched or any (got '%.*s')",
+            return err_input(NULL, "--fail-on takes warning, no, different, unmatched, red, yellow or any (got "
+                                   "'%.*s')",
                              (int)n, p);
         p += n;
         if (*p == ',')
             p++;
     }
-    return *mask ? 0 : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, any");
+    return *mask ? 0
+                 : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, red, yellow, "
+                                   "any");
 }
 
 /* The failing rows of a result: Result Warning (statistics), Accuracy No
@@ -58,7 +62,8 @@ int gate_fails(unsigned mask, const compare_result *r)
     if (!r->result_path)
         return 0;
     return ((mask & FAIL_WARNING) && r->warning) || ((mask & FAIL_NO) && r->accuracy_no) ||
-           ((mask & FAIL_DIFFERENT) && r->different) || ((mask & FAIL_UNMATCHED) && r->unmatched);
+           ((mask & FAIL_DIFFERENT) && r->different) || ((mask & FAIL_UNMATCHED) && r->unmatched) ||
+           ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow);
 }
 
 void summary_line(const compare_job *job, const compare_result *r)
@@ -134,16 +139,17 @@ int summary_write_json(const char *path, const compare_job *jobs, const compare_
     sb_adds(&sb, "\n  ],\n  \"total\": {");
     json_counts(&sb, &total);
     sb_adds(&sb, "},\n  \"fail_on\": [");
-    static const char *const kinds[] = {"warning", "no", "different", "unmatched"};
     int first = 1;
-    for (int k = 0; k < 4; k++)
+    for (size_t k = 0; k < NKINDS; k++)
         if (mask & (1u << k)) {
-            sb_addf(&sb, "%s\"%s\"", first ? "" : ", ", kinds[k]);
+            sb_addf(&sb, "%s\"%s\"", first ? "" : ", ", gate_kinds[k]);
             first = 0;
         }
     sb_addf(&sb, "],\n  \"exit_status\": %d\n}\n", exit_status);
 
-    int rc = file_write_atomic(path, sb.buf, sb.len);
+    /* checked before the run too; again, as the rename replaces whatever
+     * is there by now */
+    int rc = out_check_replaceable(path) != 0 ? -1 : file_write_atomic(path, sb.buf, sb.len);
     sb_free(&sb);
     return rc;
 }

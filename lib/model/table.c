@@ -1,5 +1,6 @@
 #include "model/table.h"
 #include "base/files.h"
+#include "base/outdir.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "py/numfmt.h"
@@ -330,7 +331,9 @@ static void table_release(table_writer *t)
     free(t);
 }
 
-int table_close(table_writer *t)
+/* Finish the file; 0 with the temporary file complete, else -1 with it
+ * removed. */
+static int table_finish(table_writer *t)
 {
     int rc = 0;
     if (t->format == TABLE_CSV) {
@@ -347,11 +350,28 @@ int table_close(table_writer *t)
         else if (e)
             rc = xlsx_fail(t, e);
     }
-    if (rc == 0) {
-        rc = out_tmp_commit(t->tmp, t->path);
-    } else {
+    if (rc) {
         out_tmp_discard(t->tmp);
+        t->tmp = NULL;
     }
+    return rc;
+}
+
+int table_close(table_writer *t)
+{
+    int rc = table_finish(t);
+    if (rc == 0)
+        rc = out_tmp_commit(t->tmp, t->path);
+    t->tmp = NULL;
+    table_release(t);
+    return rc;
+}
+
+int table_close_new(table_writer *t, char **path)
+{
+    int rc = table_finish(t);
+    if (rc == 0)
+        rc = out_commit_new(t->tmp, path);
     t->tmp = NULL;
     table_release(t);
     return rc;

@@ -47,6 +47,10 @@ int table_next_sheet(table_writer *t, const char *sheet, const char *const *head
 int table_row(table_writer *t, const cell *cells, int fill);
 /* Finish and move into place; frees t. */
 int table_close(table_writer *t);
+/* The same, never replacing a file: *path (the name given to table_open,
+ * malloc'ed) becomes a later free name when it exists (out_commit_new()).
+ * 0, 1 (committed under a later name) or -1. */
+int table_close_new(table_writer *t, char **path);
 /* Drop the partial output; frees t. */
 void table_abort(table_writer *t);
 

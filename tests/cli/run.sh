@@ -95,6 +95,11 @@ while IFS='|' read -r name code errtext golden args; do
     if [ -z "$why" ] && [ "$rc" = 2 ] && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
         why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
     fi
+    # $O does not exist before the run: a failed run must not leave it
+    # (nor anything under it) behind
+    if [ -z "$why" ] && { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -e "$O" ]; then
+        why="left $O behind: $(find "$O" | tr '\n' ' ')"
+    fi
     if [ -z "$why" ]; then
         case "$golden" in
         -) ;;

@@ -441,10 +441,10 @@ static void test_err_message_and_csv(void **state)
     fixture *f = io_pair(F32("100.5", "0", "0", "1"), F32("250", "0", "0", "1"), F32("100", "0", "0", "1"),
                          F32("100", "0", "0", "1"));
     f->o.format = TABLE_CSV;
-    char path[256];
-    snprintf(path, sizeof path, "%s/out.csv", tmpdir);
+    char *path = malloc(256);
+    snprintf(path, 256, "%s/out.csv", tmpdir);
     compare_result res = {0};
-    assert_int_equal(write_result(&f->c, path, &res), 0);
+    assert_int_equal(write_result(&f->c, &path, &res), 0);
     const char *csv = slurp(path);
     assert_non_null(strstr(csv, "F.a.0.forward.output.0,F.a.0.forward.output.0,torch.float32,torch.float32,[2],[2],"
                                 "150,0,0,0,150.0%,N/A,N/A,0.0%,250,0,0,1,100,0,0,1,Warning,\"Need double check api "
@@ -453,6 +453,7 @@ static void test_err_message_and_csv(void **state)
     assert_int_equal(res.red, 1);
     assert_int_equal(res.first_failing, 1);
     unlink(path);
+    free(path);
     unload(f);
 }
 

@@ -68,7 +68,11 @@ static void close_pair(fixture *f)
 static const jval *build(fixture *f, const char *yaml)
 {
     err_clear();
-    const jval *m = layer_mapping_build(&f->c, yaml, &f->a);
+    lm_rules *r = layer_rules_load(yaml);
+    if (!r)
+        fail_msg("layer mapping rules: %s", err_message());
+    const jval *m = layer_mapping_build(&f->c, r, &f->a);
+    layer_rules_free(r);
     if (!m)
         fail_msg("layer mapping failed: %s", err_message());
     assert_int_equal(m->type, J_OBJECT);
@@ -312,7 +316,12 @@ static void expect_refused(const char *target, const char *yaml, const char *fra
     fixture f;
     open_pair(&f, target, T "/synth/bench", "");
     err_clear();
-    assert_null(layer_mapping_build(&f.c, yaml, &f.a));
+    /* a bad yaml is found when it is parsed, before any dump is read */
+    lm_rules *r = layer_rules_load(yaml);
+    if (r) {
+        assert_null(layer_mapping_build(&f.c, r, &f.a));
+        layer_rules_free(r);
+    }
     tu_assert_err(frag1, frag2);
     /* nothing written */
     char *p = tu_path(f.out, "data_mapping_" STAMP ".yaml");
@@ -347,6 +356,9 @@ static void test_apply(void **state)
     open_pair(&f, T "/synth/target", T "/synth/bench", "");
     f.opts.mapping = &mo;
     err_clear();
+    /* with -f mindspore the -dm file is not read at all */
+    if (mapping_load(&mo, 'm') != 0)
+        fail_msg("%s", err_message());
     if (mapping_apply(&f.c, &mo) != 0)
         fail_msg("%s", err_message());
     assert_int_equal(f.c.mapped, 1);
@@ -368,6 +380,24 @@ static void test_apply(void **state)
     assert_string_equal(f.c.npu_keys[0], f.c.npu.rows[0].name);
     assert_int_equal(path_kind(f.out), PATH_MISSING);
     close_pair(&f);
+    mapping_unload(&mo);
+    assert_null(mo.files);
+
+    /* without -f the target decides per dump whether -lm applies: the -dm
+     * file is parsed up front, and a missing one refused; so is a bad -lm
+     * yaml, but not with -f pytorch, which ignores -lm */
+    mo.data_file = T "/bad/missing.yaml";
+    err_clear();
+    assert_int_equal(mapping_load(&mo, 0), -1);
+    tu_assert_err("missing.yaml");
+    assert_null(mo.files);
+    mo.data_file = NULL;
+    mo.layer_file = T "/bad/rules_list.yaml";
+    err_clear();
+    assert_int_equal(mapping_load(&mo, 'm'), -1);
+    tu_assert_err("rules_list.yaml", "dict of class name");
+    assert_int_equal(mapping_load(&mo, 'p'), 0);
+    mapping_unload(&mo);
 }
 
 int main(void)

@@ -1,0 +1,58 @@
+/* Outputs of one run: names that never replace a file, and taking back
+ * what a failed run made.
+ *
+ * Result names carry a time stamp, "%Y%m%d%H%M%S" as msprobe writes them
+ * (time_stamp() of files.h),
+ * so two runs in the same second would choose the same names. A run picks
+ * its stamp so that none of its names exists yet (the caller checks them
+ * with out_name_taken(), moving on with stamp_next()), and every file is
+ * committed with out_commit_new(): link(2), which fails instead of
+ * replacing. Only when another run takes a name between the two (a race) a
+ * file gets a later stamp than the rest of its run.
+ *
+ * An out_run records the directories a run created (mkdir -p makes several
+ * levels) and the files it committed, so that a failed run removes them
+ * again: out_run_rollback(). It is shared by the threads of a run.
+ */
+#ifndef MSP_OUTDIR_H
+#define MSP_OUTDIR_H
+
+#include <stddef.h>
+
+/* The stamp one second later (calendar arithmetic, so it always sorts
+ * after `stamp`); -1 when `stamp` is not 14 digits of a date. */
+int stamp_next(const char *stamp, char out[15]);
+
+/* Does a file (or anything else) exist under this name? */
+int out_name_taken(const char *path);
+
+/* Commit a temporary file of out_tmp_create() under *final without ever
+ * replacing a file: when *final exists, the number before its extension is
+ * advanced (a 14-digit stamp by one second, other digits by one) until a
+ * free name is found, and *final (malloc'ed) is replaced by it. Returns 0
+ * (committed as given), 1 (committed under a later name) or -1 (error
+ * recorded, temporary file removed). */
+int out_commit_new(char *tmp, char **final);
+
+/* Write a whole file the same way: a temporary file, then out_commit_new(). */
+int file_write_new(char **path, const void *data, size_t len);
+
+/* A file that the run writes or replaces under a name the user gave
+ * (--summary-json): its directory must exist and be writable, and if the
+ * name exists it must be a regular file, never a FIFO, device, directory or
+ * symbolic link. 0 or -1 (ERR_OUTPUT recorded). */
+int out_check_replaceable(const char *path);
+
+typedef struct out_run out_run;
+
+out_run *out_run_new(void);
+void out_run_free(out_run *r);
+/* dir_create(path), remembering the directories it made. r may be NULL. */
+int out_run_mkdir(out_run *r, const char *path);
+/* Remember a file the run committed. r may be NULL. */
+void out_run_add(out_run *r, const char *path);
+/* Remove the remembered files, then the remembered directories that are
+ * empty, deepest first; forget them. */
+void out_run_rollback(out_run *r);
+
+#endif

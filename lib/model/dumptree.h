@@ -1,0 +1,66 @@
+/* The directory trees msprobe writes its dumps into, as every analyzer
+ * (compare, nan_analyze, graph, ...) finds them:
+ *
+ *   dump root    step0/ step1/ ...            (^step(0|[1-9][0-9]*)$)
+ *   step dir     rank/                        a run that is not distributed (msprobe 8.x)
+ *                rank0/ rank1/ ...            a distributed run
+ *                proc{PID}/                   a run that is not distributed (newest msprobe),
+ *                                             exactly one per step directory
+ *   rank dir     dump.json or debug.json, stack.json, construct.json, dump_tensor_data/
+ *
+ * The walker classifies a path and lists the step or rank directories of a
+ * level, sorted by number; it knows nothing of what a caller does with them
+ * (pairing two trees is the caller's). Every refusal is recorded with
+ * err_set() naming the directory, in msprobe's words where it has them.
+ */
+#ifndef MSP_MODEL_DUMPTREE_H
+#define MSP_MODEL_DUMPTREE_H
+
+#include <stddef.h>
+
+/* What a path is. */
+enum dumptree_kind { DUMPTREE_FILE, DUMPTREE_RANK, DUMPTREE_STEP, DUMPTREE_ROOT };
+
+/* How a step or rank directory is named. */
+enum dumptree_name {
+    DUMPTREE_NUMBERED,  /* rank3, step2 */
+    DUMPTREE_BARE,      /* rank: the one process of a run that is not distributed (8.x) */
+    DUMPTREE_PROC,      /* proc{PID}: the same, as the newest msprobe names it */
+};
+
+typedef struct {
+    char *name;         /* "rank3", "rank", "proc4242", "step2" */
+    char *path;         /* the directory: parent/name */
+    long number;        /* rank or step number; -1 for "rank" and proc{PID} */
+    int naming;         /* enum dumptree_name */
+} dumptree_dir;
+
+typedef struct {
+    dumptree_dir *v;
+    size_t n, cap;
+} dumptree_list;
+
+/* "a dump file", "a rank directory", ... for messages. */
+const char *dumptree_kind_name(int kind);
+
+/* A regular file: DUMPTREE_FILE; a directory holding dump.json or
+ * debug.json: DUMPTREE_RANK; one holding rank* or proc{PID} entries:
+ * DUMPTREE_STEP; one holding step* entries: DUMPTREE_ROOT. 0, or -1 with the
+ * error recorded (missing, a symbolic link, not a msprobe dump). */
+int dumptree_classify(const char *path, int *kind);
+
+/* The rank directories of a step directory, by number ("rank" first): the
+ * rank and rankN directories, or its one proc{PID} directory. Anything else
+ * in it, two proc{PID} directories, or proc{PID} beside rank directories is
+ * refused. An empty directory gives an empty list. 0 or -1. */
+int dumptree_ranks(const char *step_dir, dumptree_list *out);
+
+/* The step directories of a dump root, by number; anything else refused. */
+int dumptree_steps(const char *root, dumptree_list *out);
+
+void dumptree_list_free(dumptree_list *l);
+
+/* dir/name when it is a regular file (not a link), else NULL; malloc'ed. */
+char *dumptree_file(const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,274 @@
+/* base/outdir: stamps that move on by a second, commits that never replace
+ * a file, the check of a file the user names (--summary-json), the rollback
+ * of a failed run; and, through `msprobe compare` itself, two runs in one
+ * second leaving four distinct files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "base/outdir.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "compare/commands.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void expect_next(const char *stamp, const char *want)
+{
+    char out[15];
+    assert_int_equal(stamp_next(stamp, out), 0);
+    assert_string_equal(out, want);
+}
+
+static void test_stamp_next(void **state)
+{
+    expect_next("20250101120000", "20250101120001");
+    expect_next("20250101125959", "20250101130000");
+    expect_next("20241231235959", "20250101000000");
+    expect_next("20240228235959", "20240229000000");  /* leap year */
+    expect_next("20230228235959", "20230301000000");
+    /* local time has no say: a daylight-saving night still moves forward */
+    expect_next("20251026025959", "20251026030000");
+    char out[15];
+    assert_int_equal(stamp_next("2025010112000", out), -1);
+    assert_int_equal(stamp_next("2025010112000x", out), -1);
+    assert_int_equal(stamp_next("20251301120000", out), -1);
+    assert_int_equal(stamp_next("20250100120000", out), -1);
+    /* in place */
+    char s[15] = "20250101120059";
+    assert_int_equal(stamp_next(s, s), 0);
+    assert_string_equal(s, "20250101120100");
+}
+
+/* A committed file's text. */
+static void expect_text(const char *path, const char *text)
+{
+    char *got = tu_read(path, NULL);
+    assert_string_equal(got, text);
+    free(got);
+}
+
+/* Write `text` under dir/name with file_write_new; the name it got. */
+static char *write_new(const char *dir, const char *name, const char *text, int want_rc)
+{
+    char *p = tu_path(dir, name);
+    err_clear();
+    assert_int_equal(file_write_new(&p, text, strlen(text)), want_rc);
+    return p;
+}
+
+static void test_commit_never_replaces(void **state)
+{
+    char *dir = tu_path(tu_dir, "commit");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *a = write_new(dir, "compare_result_rank0_20250101120000.csv", "first", 0);
+    assert_non_null(strstr(a, "_20250101120000.csv"));
+    /* taken: the next second, the first file untouched */
+    char *b = write_new(dir, "compare_result_rank0_20250101120000.csv", "second", 1);
+    assert_non_null(strstr(b, "/compare_result_rank0_20250101120001.csv"));
+    char *c = write_new(dir, "compare_result_rank0_20250101120000.csv", "third", 1);
+    assert_non_null(strstr(c, "/compare_result_rank0_20250101120002.csv"));
+    expect_text(a, "first");
+    expect_text(b, "second");
+    expect_text(c, "third");
+    /* other numbers move on by one, growing a digit after all nines */
+    char *d = write_new(dir, "diff_analyze_99.json", "x", 0);
+    char *e = write_new(dir, "diff_analyze_99.json", "y", 1);
+    assert_non_null(strstr(e, "/diff_analyze_100.json"));
+    /* a name without a number cannot move: an error, nothing left behind */
+    char *f = write_new(dir, "plain.txt", "p", 0);
+    char *g = write_new(dir, "plain.txt", "q", -1);
+    assert_int_equal(err_cause(), ERR_OUTPUT);
+    expect_text(f, "p");
+    assert_int_equal(tu_count_entries(dir), 6);
+    /* committed with mode 0640, like every output */
+    struct stat st;
+    assert_int_equal(stat(b, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    free(a), free(b), free(c), free(d), free(e), free(f), free(g);
+    free(dir);
+}
+
+static void test_check_replaceable(void **state)
+{
+    char *dir = tu_path(tu_dir, "check");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *reg = tu_write(dir, "old.json", "{}", (size_t)-1);
+    char *p;
+    err_clear();
+    assert_int_equal(out_check_replaceable(reg), 0);
+    assert_int_equal(out_check_replaceable(p = tu_path(dir, "new.json")), 0);
+    free(p);
+
+    struct {
+        const char *name, *what;
+    } refused[] = {{"fifo", "is a FIFO"}, {"sub", "is a directory"}, {"link", "is a symbolic link"}};
+    p = tu_path(dir, "fifo");
+    assert_int_equal(mkfifo(p, 0600), 0);
+    free(p);
+    p = tu_path(dir, "sub");
+    assert_int_equal(mkdir(p, 0700), 0);
+    free(p);
+    p = tu_path(dir, "link");
+    assert_int_equal(symlink(reg, p), 0);
+    free(p);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        p = tu_path(dir, refused[i].name);
+        err_clear();
+        assert_int_equal(out_check_replaceable(p), -1);
+        assert_int_equal(err_cause(), ERR_OUTPUT);
+        assert_non_null(strstr(err_message(), refused[i].what));
+        assert_non_null(strstr(err_message(), "not replaced"));
+        free(p);
+    }
+    err_clear();
+    assert_int_equal(out_check_replaceable("/dev/null"), -1);
+    assert_non_null(strstr(err_message(), "is a device"));
+    err_clear();
+    assert_int_equal(out_check_replaceable(p = tu_path(dir, "nodir/summary.json")), -1);
+    assert_non_null(strstr(err_message(), "does not exist"));
+    free(p);
+    /* permissions do not hold for root */
+    if (geteuid() != 0) {
+        chmod(dir, 0500);
+        err_clear();
+        assert_int_equal(out_check_replaceable(reg), -1);
+        assert_non_null(strstr(err_message(), "not writable"));
+        chmod(dir, 0700);
+    }
+    free(reg);
+    free(dir);
+}
+
+static void test_rollback(void **state)
+{
+    char *top = tu_path(tu_dir, "run");
+    assert_int_equal(mkdir(top, 0700), 0);
+    char *deep = tu_path(top, "out/step0/x");
+    char *step1 = tu_path(top, "out/step1");
+    out_run *r = out_run_new();
+    err_clear();
+    assert_int_equal(out_run_mkdir(r, deep), 0);
+    assert_int_equal(out_run_mkdir(r, step1), 0);
+    assert_int_equal(out_run_mkdir(r, step1), 0);
+    char *f1 = write_new(deep, "a_1.txt", "a", 0);
+    out_run_add(r, f1);
+    char *f2 = write_new(step1, "b_1.txt", "b", 0);
+    out_run_add(r, f2);
+    /* someone else's file: stays, and so does its directory */
+    char *step0 = tu_path(top, "out/step0");
+    char *theirs = tu_write(step0, "theirs.txt", "t", (size_t)-1);
+    out_run_rollback(r);
+    assert_int_equal(path_kind(f1), PATH_MISSING);
+    assert_int_equal(path_kind(f2), PATH_MISSING);
+    assert_int_equal(path_kind(deep), PATH_MISSING);
+    assert_int_equal(path_kind(step1), PATH_MISSING);
+    assert_int_equal(path_kind(theirs), PATH_FILE);
+    assert_int_equal(tu_count_entries(top), 1);
+    /* rolled back once: forgotten */
+    out_run_rollback(r);
+    assert_int_equal(path_kind(theirs), PATH_FILE);
+    unlink(theirs);
+
+    /* a failed mkdir -p keeps what it made for the rollback (the last
+     * level's name is too long); what existed before is never removed */
+    char longname[400];
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    char *made = tu_path(top, "made");
+    char *below = tu_path(made, longname);
+    err_clear();
+    assert_int_equal(out_run_mkdir(r, below), -1);
+    assert_int_equal(err_cause(), ERR_OUTPUT);
+    assert_int_equal(path_kind(made), PATH_DIR);
+    out_run_rollback(r);
+    assert_int_equal(path_kind(made), PATH_MISSING);
+    assert_int_equal(path_kind(top), PATH_DIR);
+    assert_int_equal(out_run_mkdir(NULL, deep), 0);   /* no record kept */
+    out_run_free(r);
+    free(below), free(made);
+    free(deep), free(step1), free(step0), free(theirs), free(f1), free(f2), free(top);
+}
+
+/* Files of a directory whose names start with prefix. */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    int n = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+static int compare_into(const char *out)
+{
+    char *argv[] = {"compare",    "-n", "testdata/features/target/step0/rank0", "-b",
+                    "testdata/features/bench/step0/rank0", "-o", (char *)out, "--format", "csv", "-q", NULL};
+    global_opts g = {0};
+    return cmd_compare(10, argv, &g);
+}
+
+/* Acceptance: two runs in one second leave four distinct files (result and
+ * advisor each); a run whose names are all taken for the next seconds
+ * moves past them and leaves them alone. */
+static void test_two_runs_one_second(void **state)
+{
+    char *out = tu_path(tu_dir, "twice");
+    log_set_quiet(1);
+    assert_int_equal(compare_into(out), 0);
+    assert_int_equal(compare_into(out), 0);
+    assert_int_equal(count_prefixed(out, "compare_result_"), 2);
+    assert_int_equal(count_prefixed(out, "advisor_"), 2);
+    assert_int_equal(tu_count_entries(out), 4);
+
+    /* the names of this second and the next two are taken by someone else */
+    char *busy = tu_path(tu_dir, "busy");
+    assert_int_equal(mkdir(busy, 0700), 0);
+    char stamp[15];
+    time_stamp(stamp);
+    for (int k = 0; k < 3; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "compare_result_%s.csv", stamp);
+        free(tu_write(busy, name, "theirs", (size_t)-1));
+        assert_int_equal(stamp_next(stamp, stamp), 0);
+    }
+    assert_int_equal(compare_into(busy), 0);
+    assert_int_equal(count_prefixed(busy, "compare_result_"), 4);
+    assert_int_equal(count_prefixed(busy, "advisor_"), 1);
+    /* the one advisor carries the stamp of the new result */
+    DIR *d = opendir(busy);
+    struct dirent *e;
+    char adv_stamp[15] = "";
+    while ((e = readdir(d)) != NULL)
+        if (!strncmp(e->d_name, "advisor_", 8))
+            snprintf(adv_stamp, sizeof adv_stamp, "%.14s", e->d_name + 8);
+    closedir(d);
+    char name[64];
+    snprintf(name, sizeof name, "compare_result_%s.csv", adv_stamp);
+    char *mine = tu_path(busy, name);
+    char *text = tu_read(mine, NULL);
+    assert_true(strncmp(text, "NPU Name", 8) == 0);
+    free(text);
+    free(mine);
+    log_set_quiet(0);
+    free(busy);
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stamp_next),  cmocka_unit_test(test_commit_never_replaces),
+        cmocka_unit_test(test_check_replaceable), cmocka_unit_test(test_rollback),
+        cmocka_unit_test(test_two_runs_one_second),
+    };
+    return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
+}
