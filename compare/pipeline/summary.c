@@ -65,9 +65,13 @@ void summary_line(const compare_job *job, const compare_result *r)
 {
     if (!r->result_path)
         return;
-    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s), highlighted %zu red %zu yellow -> %s",
+    /* rows whose tensor files could not be read say only that in the table */
+    char unreadable[48] = "";
+    if (r->unreadable)
+        snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", r->unreadable);
+    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
              job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
-             r->red, r->yellow, r->result_path);
+             unreadable, r->red, r->yellow, r->result_path);
 }
 
 void summary_total(const compare_result *rs, size_t n)
