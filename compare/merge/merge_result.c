@@ -523,10 +523,13 @@ int merge_result_run(const merge_opts *o)
     progress_run_begin(&(progress_opts){.jobs = 1});
     progress_job *pj = progress_job_begin("");
     progress_phase(pj, "find results", 0, PROGRESS_ITEMS);
-    if (path_require(o->input_dir, 1) != 0 || find_results(o->input_dir, &ranks, &nranks, &w) != 0 ||
-        load_config(o->config, &cfg) != 0 || read_ranks(ranks, nranks, &cfg.apis, pj) != 0 ||
-        (progress_phase(pj, "merge", 0, PROGRESS_ITEMS), combine(ranks, nranks, &cfg, &m, &w)) != 0 ||
-        dir_create(o->output_dir) != 0) {
+    int failed = path_require(o->input_dir, 1) != 0 || find_results(o->input_dir, &ranks, &nranks, &w) != 0 ||
+                 load_config(o->config, &cfg) != 0 || read_ranks(ranks, nranks, &cfg.apis, pj) != 0;
+    if (!failed) {
+        progress_phase(pj, "merge", 0, PROGRESS_ITEMS);
+        failed = combine(ranks, nranks, &cfg, &m, &w) != 0 || dir_create(o->output_dir) != 0;
+    }
+    if (failed) {
         progress_run_end();
         status = err_report();
         goto done;
@@ -537,7 +540,7 @@ int merge_result_run(const merge_opts *o)
     if (path_kind(out) != PATH_MISSING)
         warn(&w, "%s will be deleted.", out);
     size_t nrows;
-    int failed = write_merged(out, &m, &nrows, pj) != 0;
+    failed = write_merged(out, &m, &nrows, pj) != 0;
     progress_job_end(pj);
     progress_run_end();
     if (failed) {

@@ -5,7 +5,8 @@
  * Every line on stderr goes through here, so that a message never shares a
  * line with the status line: the status line is cleared first (it comes
  * back on its next redraw). All output happens under one mutex that is held
- * only around write(2) calls, so no thread can deadlock on it.
+ * only around write(2) calls, so no thread can deadlock on it; not for
+ * signal handlers (a handler that interrupts a holder would wait forever).
  */
 #ifndef MSP_LOG_H
 #define MSP_LOG_H
