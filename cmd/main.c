@@ -53,6 +53,8 @@ static int run(const command *c, int argc, char **argv, const global_opts *g)
 
 int main(int argc, char **argv)
 {
+    /* before any thread: libraries' stderr lines keep off the progress line */
+    log_own_stderr();
     global_opts g = {0};
     const char *self = strrchr(argv[0], '/');
     self = self ? self + 1 : argv[0];

@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/pool.h"
+#include "base/progress.h"
 #include "py/pystr.h"
 #include "model/table.h"
 
@@ -391,7 +392,11 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     opts.threads = jobs.n >= (size_t)o.jobs ? 1 : o.jobs / (int)(jobs.n ? jobs.n : 1);
     run_state s = {.jobs = &jobs, .opts = &opts};
     s.results = xcalloc(jobs.n, sizeof *s.results);
-    if (pool_run(jobs.n, o.jobs, run_one, &s, NULL) != 0)
+    progress_run_begin(&(progress_opts){.jobs = jobs.n, .profile = getenv("MSPROBE_PROFILE") != NULL});
+    int failed = pool_run(jobs.n, o.jobs, run_one, &s, NULL) != 0;
+    progress_run_end();
+    log_warn_totals();
+    if (failed)
         status = err_report();
     int gate = 0;
     for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++) {

@@ -53,6 +53,13 @@ if command -v valgrind >/dev/null 2>&1 && [ "${BUILD#build-asan}" = "$BUILD" ]; 
     rm -rf "$vout"
 fi
 
+# The status line on a pseudo-terminal (plain builds only: it checks
+# timing, which the sanitizers' slowdown would blur).
+if [ "${BUILD#build-asan}" = "$BUILD" ]; then
+    echo "== tests/progress_tty.sh ($BUILD)"
+    sh tests/progress_tty.sh "$BUILD" || fail=1
+fi
+
 if [ $fail -ne 0 ]; then
     echo "TESTS FAILED ($BUILD)"
     exit 1

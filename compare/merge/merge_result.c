@@ -31,12 +31,17 @@ typedef struct {
 static void warn(warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(warnings *w, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, again;
     va_start(ap, fmt);
-    char line[2048];
-    vsnprintf(line, sizeof line, fmt, ap);
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    sb_adds(&w->text, line);
+    if (n > 0) {
+        sb_grow(&w->text, (size_t)n + 1);
+        vsnprintf(w->text.buf + w->text.len, (size_t)n + 1, fmt, again);
+        w->text.len += (size_t)n;
+    }
+    va_end(again);
     sb_addc(&w->text, 0);
     w->n++;
 }
@@ -231,25 +236,22 @@ static int load_config(const char *path, merge_config *c)
 typedef struct {
     merge_rank *ranks;
     const merge_apis *apis;
-    progress *bar;
+    progress_job *progress;
 } read_state;
 
 static int read_one(void *arg, size_t i)
 {
     read_state *s = arg;
     int rc = merge_read_rank(&s->ranks[i], s->apis);
-    progress_add(s->bar, 1);
+    progress_add(s->progress, 1);
     return rc;
 }
 
-static int read_ranks(merge_rank *r, size_t n, const merge_apis *apis)
+static int read_ranks(merge_rank *r, size_t n, const merge_apis *apis, progress_job *pj)
 {
-    progress bar;
-    progress_start(&bar, "read compare results", n);
-    read_state s = {r, apis, &bar};
-    int rc = pool_run(n, pool_cpus(), read_one, &s, NULL);
-    progress_end(&bar);
-    return rc;
+    progress_phase(pj, "read results", n, PROGRESS_ITEMS);
+    read_state s = {r, apis, pj};
+    return pool_run(n, pool_cpus(), read_one, &s, NULL);
 }
 
 /* ---- combining ------------------------------------------------------------------- */
@@ -422,7 +424,7 @@ static cell value_cell(const mval *v)
 }
 
 /* Outer join on NPU Name: names in order of first appearance, rank by rank. */
-static int write_merged(char **path, const merged *m, size_t *nrows_out)
+static int write_merged(char **path, const merged *m, size_t *nrows_out, progress_job *pj)
 {
     strmap rows;
     strmap_init(&rows, 256);
@@ -464,6 +466,7 @@ static int write_merged(char **path, const merged *m, size_t *nrows_out)
     }
     int ncols = (int)(m->n + 1);
     cell *cells = xmalloc_array(m->n + 1, sizeof *cells);
+    progress_phase(pj, "write", (uint64_t)m->nindex * nrows, PROGRESS_ITEMS);
     table_writer *t = table_open_sheet(*path, TABLE_XLSX, m->index[0], header, ncols);
     int rc = t ? 0 : -1;
     static const mval missing = {MV_MISSING, 0, NULL, 0};
@@ -479,7 +482,11 @@ static int write_merged(char **path, const merged *m, size_t *nrows_out)
             }
             rc = table_row(t, cells, FILL_NONE);
         }
+        progress_add(pj, nrows);
     }
+    progress_phase(pj, "compress", 0, PROGRESS_BYTES);
+    if (t)
+        progress_watch_file(pj, table_partial_path(t));
     if (t && rc == 0)
         rc = table_close_new(t, path) < 0 ? -1 : 0;
     else if (t)
@@ -515,9 +522,18 @@ int merge_result_run(const merge_opts *o)
     char *out = NULL;
     int status = EXIT_OK;
     out_run *outputs = out_run_new();
-    if (path_require(o->input_dir, 1) != 0 || find_results(o->input_dir, &ranks, &nranks, &w) != 0 ||
-        load_config(o->config, &cfg) != 0 || read_ranks(ranks, nranks, &cfg.apis) != 0 ||
-        combine(ranks, nranks, &cfg, &m, &w) != 0 || out_run_mkdir(outputs, o->output_dir) != 0) {
+    progress_run_begin(&(progress_opts){.jobs = 1});
+    progress_job *pj = progress_job_begin("");
+    progress_phase(pj, "find results", 0, PROGRESS_ITEMS);
+    int failed = path_require(o->input_dir, 1) != 0 || find_results(o->input_dir, &ranks, &nranks, &w) != 0 ||
+                 load_config(o->config, &cfg) != 0 || read_ranks(ranks, nranks, &cfg.apis, pj) != 0;
+    if (!failed) {
+        progress_phase(pj, "merge", 0, PROGRESS_ITEMS);
+        failed = combine(ranks, nranks, &cfg, &m, &w) != 0 || out_run_mkdir(outputs, o->output_dir) != 0;
+    }
+    if (failed) {
+        progress_job_end(pj);
+        progress_run_end();
         status = err_report();
         goto done;
     }
@@ -532,7 +548,10 @@ int merge_result_run(const merge_opts *o)
         free(out);
     }
     size_t nrows;
-    if (write_merged(&out, &m, &nrows) != 0) {
+    failed = write_merged(&out, &m, &nrows, pj) != 0;
+    progress_job_end(pj);
+    progress_run_end();
+    if (failed) {
         status = err_report();
         goto done;
     }

@@ -16,6 +16,7 @@
 #include "model/dump.h"
 #include "model/metrics.h"
 #include "model/stack.h"
+#include "base/progress.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 
@@ -53,6 +54,7 @@ typedef struct {
     size_t rows, matched, unmatched;
     size_t warning, different, accuracy_no;
     size_t red, yellow;
+    size_t unreadable;       /* tensor mode: rows whose tensor files could not be read */
     size_t first_failing;    /* table index of the first failing row, or (size_t)-1 */
 } compare_result;
 
@@ -103,6 +105,7 @@ typedef struct {
     int target_ms;           /* the target is a MindSpore dump */
     const compare_opts *opts;
     const compare_job *job;  /* where this compare writes (the -lm data mapping) */
+    progress_job *progress;  /* this compare's slot on the status line (may be NULL) */
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
@@ -143,6 +146,7 @@ void stats_column_types(compare_ctx *c);
 int compute_real_data(compare_ctx *c, int threads);
 const char *real_data_name(const match_pair *p, int bench);
 void real_message(const compare_ctx *c, size_t i, strbuf *sb);
+size_t real_unreadable(const compare_ctx *c);
 void data_name_cell(const match_pair *p, strbuf *sb);
 
 /* highlight.c */

@@ -105,6 +105,7 @@ static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threa
         for (int k = 0; k < used && rc == 0; k++) {
             rc = table_append_csv(t, parts[k].text.buf, parts[k].text.len);
             add_counts(total, &parts[k].counts);
+            progress_add(c->progress, parts[k].to - parts[k].from);
         }
     }
     for (int k = 0; k < threads; k++)
@@ -152,6 +153,7 @@ static int write_chunk_rows(const compare_ctx *c, table_writer *t, const chunk *
     for (size_t i = k->from; i < k->to; i++)
         if (table_row(t, k->cells + (i - k->from) * (size_t)ncols, c->fill[i]) != 0)
             return -1;
+    progress_add(c->progress, k->to - k->from);
     return 0;
 }
 
@@ -204,6 +206,7 @@ int write_result(compare_ctx *c, char **path, compare_result *res)
     if (!t)
         return -1;
     render_stacks(c);
+    progress_phase(c->progress, "write", c->npairs, PROGRESS_ITEMS);
     row_counts total = {.first_failing = (size_t)-1};
     int threads = c->opts->threads > 0 ? c->opts->threads : 1;
     int rc = c->opts->format == TABLE_CSV ? write_csv(c, t, ncols, threads, &total)
@@ -220,6 +223,11 @@ int write_result(compare_ctx *c, char **path, compare_result *res)
     if (rc != 0) {
         table_abort(t);
         return -1;
+    }
+    /* libxlsxwriter zips the sheet only now: seconds for a big table */
+    if (c->opts->format == TABLE_XLSX) {
+        progress_phase(c->progress, "compress", 0, PROGRESS_BYTES);
+        progress_watch_file(c->progress, table_partial_path(t));
     }
     return table_close_new(t, path) < 0 ? -1 : 0;
 }

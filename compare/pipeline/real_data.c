@@ -67,8 +67,12 @@ static int load_side(const char *dir, const char *name, tensor *t)
 typedef struct {
     compare_ctx *c;
     const size_t *src;
-    progress *bar;
 } real_job;
+
+/* Kinds of repeated warnings (log_warn_as): a few are shown, the rest
+ * counted. */
+static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
+                  NOT_COMPARED[] = "tensor pairs not compared";
 
 static void fill_unsupported(tensor_metrics *m)
 {
@@ -97,12 +101,13 @@ static void compare_row(compare_ctx *c, size_t i, real_result *r)
         }
         if (!ok) {
             /* msprobe only reports "not found or read failed"; say why too */
-            log_warn("%s", err_message());
+            log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
             r->flag = RD_READ_FAILED;
             return;
         }
+        progress_bytes(c->progress, tn.storage_size + tb.storage_size);
         if (metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m) != 0) {
-            log_warn("%s", err_message());
+            log_warn_as(NOT_COMPARED, "%s", err_message());
             fill_unsupported(&r->m);
             r->flag = RD_READ_FAILED;
         } else {
@@ -121,23 +126,29 @@ static void real_chunk(void *arg, size_t chunk)
     for (size_t i = from; i < to; i++)
         if (j->src[i] == i)
             compare_row(c, i, &c->real[i]);
-    progress_add(j->bar, to - from);
+    progress_add(c->progress, to - from);
 }
 
 int compute_real_data(compare_ctx *c, int threads)
 {
     c->real = xcalloc(c->npairs ? c->npairs : 1, sizeof *c->real);
     size_t *src = data_source(c);
-    progress bar;
-    progress_start(&bar, "compare tensors", c->npairs);
-    real_job j = {.c = c, .src = src, .bar = &bar};
+    progress_phase(c->progress, "tensors", c->npairs, PROGRESS_ITEMS);
+    real_job j = {.c = c, .src = src};
     pool_for((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j);
-    progress_end(&bar);
     for (size_t i = 0; i < c->npairs; i++)
         if (src[i] != i)
             c->real[i] = c->real[src[i]];
     free(src);
     return 0;
+}
+
+size_t real_unreadable(const compare_ctx *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->npairs; i++)
+        n += c->real[i].flag == RD_READ_FAILED;
+    return n;
 }
 
 void real_message(const compare_ctx *c, size_t i, strbuf *sb)

@@ -10,47 +10,30 @@
 #include "model/table.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* MSPROBE_PROFILE=1 prints the time of each phase on stderr. */
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static void phase(const char *what, double *t0)
-{
-    static int on = -1;
-    if (on < 0)
-        on = getenv("MSPROBE_PROFILE") != NULL;
-    double t = now_ms();
-    if (on)
-        fprintf(stderr, "profile: %-10s %8.2f ms\n", what, t - *t0);
-    *t0 = t;
-}
 
 typedef struct {
     const char *path[2];
     dump_data *out[2];
     unsigned flags;
+    progress_job *progress;
 } load_task;
 
 static int load_one(void *arg, size_t i)
 {
     load_task *t = arg;
-    return dump_load_ex(t->path[i], t->flags, t->out[i]);
+    return dump_load_progress(t->path[i], t->flags, t->progress, t->out[i]);
 }
 
 /* Both sides are parsed at the same time: each is a single-threaded stream. */
 static int load_both(compare_ctx *c, const compare_job *job)
 {
+    progress_phase(c->progress, "load", 0, PROGRESS_BYTES);
     load_task t = {.path = {job->npu_json, job->bench_json},
                    .out = {&c->npu, &c->bench},
-                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0};
+                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0,
+                   .progress = c->progress};
     return pool_run(2, 2, load_one, &t, NULL);
 }
 
@@ -146,6 +129,7 @@ static int first_diff_result(compare_ctx *c, const compare_job *job, compare_res
 {
     if (out_run_mkdir(c->opts->outputs, job->out_dir) != 0)
         return -1;
+    progress_phase(c->progress, "write", 0, PROGRESS_ITEMS);
     res->result_path = compare_out_name(job, c->opts->stamp, "compare_result", "json");
     if (write_first_diff(c, &res->result_path, res) != 0) {
         free(res->result_path);
@@ -163,11 +147,13 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     memset(&c, 0, sizeof c);
     c.opts = opts;
     c.job = job;
+    /* phase times (MSPROBE_PROFILE) come from the progress reporter too */
+    progress_job *pj = progress_job_begin(job->label);
+    c.progress = pj;
     int rc = -1;
-    double t0 = now_ms();
     if (load_both(&c, job) != 0)
         goto out;
-    phase("load", &t0);
+    progress_phase(c.progress, "match", 0, PROGRESS_ITEMS);
     c.file_type = c.npu.file_type;
     if (c.npu.file_type != c.bench.file_type) {
         err_input(job->npu_json, "cannot compare a dump.json with a debug.json (%s)", job->bench_json);
@@ -193,25 +179,28 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     if (match_rows(&c) != 0)
         goto out;
-    phase("match", &t0);
     if (c.npairs == 0) {
         log_warn("%s: Can`t match any op: the target dump has no data rows; no result written.", job->npu_json);
         rc = 0;
         goto out;
     }
     stats_column_types(&c);
-    if (c.mode == MODE_SUMMARY)
+    if (c.mode == MODE_SUMMARY) {
+        progress_phase(c.progress, "statistics", 0, PROGRESS_ITEMS);
         compute_diffs(&c, opts->threads);
+    }
     if (opts->first_diff) {
         rc = first_diff_result(&c, job, res);
         goto out;
     }
-    if (c.mode == MODE_ALL && compute_real_data(&c, opts->threads) != 0)
-        goto out;
-    phase("tensors", &t0);
+    if (c.mode == MODE_ALL) {
+        if (compute_real_data(&c, opts->threads) != 0)
+            goto out;
+        res->unreadable = real_unreadable(&c);
+    }
+    progress_phase(c.progress, "highlight", 0, PROGRESS_ITEMS);
     if (highlight_rows(&c) != 0)
         goto out;
-    phase("highlight", &t0);
     if (out_run_mkdir(opts->outputs, job->out_dir) != 0)
         goto out;
     const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
@@ -222,8 +211,8 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     }
     out_run_add(opts->outputs, res->result_path);
-    phase("write", &t0);
     if (opts->auto_analyze) {
+        progress_phase(c.progress, "advisor", 0, PROGRESS_ITEMS);
         res->advisor_path = compare_out_name(job, opts->stamp, "advisor", "txt");
         if (write_advisor(&c, &res->advisor_path, res) != 0) {
             free(res->advisor_path);
@@ -234,8 +223,9 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     }
     rc = 0;
 out:
+    progress_phase(pj, "finish", 0, PROGRESS_ITEMS);
     ctx_free(&c);
-    phase("finish", &t0);
+    progress_job_end(pj);
     return rc;
 }
 

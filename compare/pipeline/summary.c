@@ -70,14 +70,18 @@ void summary_line(const compare_job *job, const compare_result *r)
 {
     if (!r->result_path)
         return;
-    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s), highlighted %zu red %zu yellow -> %s",
+    /* rows whose tensor files could not be read say only that in the table */
+    char unreadable[48] = "";
+    if (r->unreadable)
+        snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", r->unreadable);
+    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
              job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
-             r->red, r->yellow, r->result_path);
+             unreadable, r->red, r->yellow, r->result_path);
 }
 
 void summary_total(const compare_result *rs, size_t n)
 {
-    size_t results = 0, rows = 0, matched = 0, unmatched = 0, fail = 0, red = 0, yellow = 0;
+    size_t results = 0, rows = 0, matched = 0, unmatched = 0, fail = 0, red = 0, yellow = 0, unread = 0;
     for (size_t i = 0; i < n; i++) {
         if (!rs[i].result_path)
             continue;
@@ -88,10 +92,14 @@ void summary_total(const compare_result *rs, size_t n)
         fail += failing(&rs[i]);
         red += rs[i].red;
         yellow += rs[i].yellow;
+        unread += rs[i].unreadable;
     }
+    char unreadable[48] = "";
+    if (unread)
+        snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", unread);
     if (results > 1)
-        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing, highlighted %zu red %zu yellow",
-                 results, rows, matched, unmatched, fail, red, yellow);
+        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing%s, highlighted %zu red %zu yellow",
+                 results, rows, matched, unmatched, fail, unreadable, red, yellow);
 }
 
 static void json_counts(strbuf *sb, const compare_result *r)

@@ -385,7 +385,13 @@ static char *json_string_copy(const jval *v)
 
 int dump_load(const char *path, dump_data *d) { return dump_load_ex(path, 0, d); }
 
-int dump_load_ex(const char *path, unsigned flags, dump_data *d)
+int dump_load_ex(const char *path, unsigned flags, dump_data *d) { return dump_load_progress(path, flags, NULL, d); }
+
+/* Parsed bytes are reported in steps of this much: one atomic add per
+ * step, not per entry. */
+#define REPORT_STEP (256u << 10)
+
+int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
 {
     memset(d, 0, sizeof *d);
     d->path = xstrdup(path);
@@ -401,6 +407,8 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d)
         file_unmap(&map);
         return err_input(path, "is empty");
     }
+    progress_expect(pj, map.size);
+    size_t reported = 0;
     flattener f = {.d = d, .first_diff = (flags & DUMP_FIRST_DIFF) != 0, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT};
     jparser jp;
     jp_init(&jp, path, map.data, map.size);
@@ -446,6 +454,11 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d)
                 if (m > 0 && add_entry(&f, &seen, name, namelen, &value) != 0)
                     m = -1;
                 arena_reset(&entry_mem);
+                size_t parsed = (size_t)(jp.p - jp.start);
+                if (parsed - reported >= REPORT_STEP) {
+                    progress_add(pj, parsed - reported);
+                    reported = parsed;
+                }
                 if (m <= 0) {
                     arena_free(&entry_mem);
                     if (m < 0)
@@ -479,6 +492,7 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d)
         d->has_md5 = f.md5[e];
     if (!d->framework || (strcmp(d->framework, "pytorch") != 0 && strcmp(d->framework, "mindspore") != 0))
         scan_framework(d, (const char *)map.data, map.size);
+    progress_add(pj, map.size - reported);
     rc = 0;
 out:
     strmap_free(&seen);

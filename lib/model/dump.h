@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/progress.h"
 #include "model/dump_rows.h"
 
 /* Load and flatten a dump.json/debug.json. The file type comes from the
@@ -31,6 +32,9 @@ void dump_free(dump_data *d);
  *     text "True"/"False". */
 enum { DUMP_FIRST_DIFF = 1 };
 int dump_load_ex(const char *path, unsigned flags, dump_data *d);
+/* The same, reporting to `pj` (may be NULL) the bytes of the file parsed;
+ * the file's size is added to the current phase's total. */
+int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d);
 
 /* 'p' (PyTorch), 'm' (MindSpore) or 0: the "framework" key, else msprobe's
  * scan of the leaf types. */

@@ -2,18 +2,17 @@
 #include "base/files.h"
 #include "base/outdir.h"
 #include "base/err.h"
+#include "base/log.h"
 #include "base/mem.h"
 #include "py/numfmt.h"
 #include "base/strbuf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <xlsxwriter.h>
 
 struct table_writer {
@@ -152,27 +151,17 @@ static int xlsx_fail(table_writer *t, lxw_error e)
 
 /* workbook_close() packs the zip file, where a full disk or a file size
  * limit shows. libxlsxwriter then prints lines of its own on stderr besides
- * returning the error; our one line says it all, so stderr points to
- * /dev/null meanwhile. Holding the stderr lock keeps other threads' lines
- * waiting rather than lost. *sys_errno: errno as the close left it. */
+ * returning the error; our one line says it all, so this thread's stdio
+ * output is dropped meanwhile (log_mute_thread: other threads keep
+ * stderr, file descriptor 2 is never touched). *sys_errno: errno as the
+ * close left it. */
 static lxw_error workbook_close_quietly(lxw_workbook *wb, int *sys_errno)
 {
-    flockfile(stderr);
-    fflush(stderr);
-    int saved = dup(STDERR_FILENO);
-    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    int quiet = saved >= 0 && devnull >= 0 && dup2(devnull, STDERR_FILENO) >= 0;
+    log_mute_thread(1);
     errno = 0;
     lxw_error e = workbook_close(wb);
     *sys_errno = errno;
-    fflush(stderr);
-    if (quiet)
-        dup2(saved, STDERR_FILENO);
-    if (saved >= 0)
-        close(saved);
-    if (devnull >= 0)
-        close(devnull);
-    funlockfile(stderr);
+    log_mute_thread(0);
     return e;
 }
 
@@ -330,6 +319,8 @@ static void table_release(table_writer *t)
     free(t->path);
     free(t);
 }
+
+const char *table_partial_path(const table_writer *t) { return t->tmp; }
 
 /* Finish the file; 0 with the temporary file complete, else -1 with it
  * removed. */

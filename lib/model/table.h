@@ -45,6 +45,9 @@ table_writer *table_open(const char *path, int format, const char *const *header
 table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols);
 int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols);
 int table_row(table_writer *t, const cell *cells, int fill);
+/* Where the table is being written until table_close() moves it into
+ * place (its size tells how far a long close got). */
+const char *table_partial_path(const table_writer *t);
 /* Finish and move into place; frees t. */
 int table_close(table_writer *t);
 /* The same, never replacing a file: *path (the name given to table_open,

@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Runs one msprobe command on a pseudo-terminal (script(1)) and checks what
+a user would see there. Used by tests/progress_tty.sh.
+
+    tty_run.py [checks] -- COMMAND...
+
+The output is read as it comes, each chunk with its time, so that the
+status line can be followed through the run. Checks:
+
+  --through       the status line is drawn from the first second to the
+                  end: first draw within 1 s, never 2 s without a redraw,
+                  the last one less than 2 s before the end; at most about
+                  ten draws a second
+  --jobs N        every draw is one line for the whole run ("k/N done")
+  --warnings K    K warning lines, each at the start of a line of its own
+                  (never after a piece of the status line), the first one
+                  printed while the status line was on the terminal
+  --silent        nothing at all is printed
+  --screen TEXT   the final screen holds a line containing TEXT (repeatable)
+  --exit N        the command's exit status (default 0)
+
+Always: the status line is gone from the final screen. Prints one line of
+figures (time, draws, draws per second, longest gap). Exit status 1 with a
+line per failed check.
+"""
+import argparse
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+PREFIX = b"msprobe compare:"
+STATUS_END = re.compile(rb"\| \d+:\d\d(:\d\d)?$")
+
+
+def run(cmd):
+    """(exit status, output bytes, [(seconds, end offset)] per chunk, seconds)."""
+    # script -e: its exit status is the command's; -f: output as it comes
+    proc = subprocess.Popen(["script", "-qefc", cmd, "/dev/null"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    t0 = time.monotonic()
+    out, chunks = bytearray(), []
+    fd = proc.stdout.fileno()
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            break
+        out += data
+        chunks.append((time.monotonic() - t0, len(out)))
+    rc = proc.wait()
+    return rc, bytes(out), chunks, time.monotonic() - t0
+
+
+def screen(out):
+    """The lines a terminal shows: CR returns, ESC[K erases to the end."""
+    lines, line, col = [], bytearray(), 0
+    i = 0
+    while i < len(out):
+        c = out[i:i + 1]
+        if c == b"\r":
+            col = 0
+        elif out.startswith(b"\x1b[K", i):
+            del line[col:]
+            i += 2
+        elif c == b"\n":
+            lines.append(bytes(line))
+            line, col = bytearray(), 0
+        else:
+            if col < len(line):
+                line[col:col + 1] = c
+            else:
+                line += c
+            col += 1
+        i += 1
+    if line:
+        lines.append(bytes(line))
+    return lines
+
+
+def draws(out):
+    """Offsets and texts of the status line draws: "\\r<text>\\x1b[K"."""
+    found = []
+    for m in re.finditer(rb"\r(msprobe compare:[^\r\n\x1b]*)\x1b\[K", out):
+        if STATUS_END.search(m.group(1)):
+            found.append((m.start(), m.group(1)))
+    return found
+
+
+def time_at(chunks, offset):
+    for t, end in chunks:
+        if offset < end:
+            return t
+    return chunks[-1][0] if chunks else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--through", action="store_true")
+    ap.add_argument("--jobs", type=int)
+    ap.add_argument("--warnings", type=int)
+    ap.add_argument("--silent", action="store_true")
+    ap.add_argument("--screen", action="append", default=[])
+    ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    rc, out, chunks, total = run(" ".join(shlex.quote(x) for x in cmd))
+    faults = []
+    if rc != a.exit:
+        faults.append(f"exit status {rc}, expected {a.exit}")
+    d = draws(out)
+    times = [time_at(chunks, off) for off, _ in d]
+    gaps = [b - x for x, b in zip(times, times[1:])]
+    rate = len(d) / total if total else 0
+    print(f"     {total:.2f} s, {len(d)} draws, {rate:.1f}/s, longest gap "
+          f"{max(gaps) if gaps else 0:.2f} s, first {times[0] if times else 0:.2f} s")
+    lines = screen(out)
+    if a.silent and out:
+        faults.append(f"printed {len(out)} bytes: {out[:200]!r}")
+    if a.through:
+        if not d:
+            faults.append("no status line drawn")
+        else:
+            if times[0] > 1.0:
+                faults.append(f"first draw after {times[0]:.2f} s")
+            if gaps and max(gaps) > 2.0:
+                faults.append(f"{max(gaps):.2f} s without a redraw")
+            if total - times[-1] > 2.0:
+                faults.append(f"last draw {total - times[-1]:.2f} s before the end")
+            if rate > 11:
+                faults.append(f"{rate:.1f} draws a second")
+    if a.jobs:
+        bad = [t for _, t in d if t.count(PREFIX) != 1 or f"/{a.jobs} done".encode() not in t]
+        if bad:
+            faults.append(f"{len(bad)} draws are not one line for the run, e.g. {bad[0]!r}")
+        if not d:
+            faults.append("no status line drawn")
+    if a.warnings is not None:
+        shown = [ln for ln in lines if b"warning:" in ln]
+        if len(shown) != a.warnings:
+            faults.append(f"{len(shown)} warning lines, expected {a.warnings}")
+        for ln in shown:
+            if not ln.startswith(b"msprobe compare: warning: "):
+                faults.append(f"a warning shares its line: {ln!r}")
+        # in the byte stream: right after a newline or after the line was erased
+        for m in re.finditer(rb"msprobe compare: warning: ", out):
+            before = out[max(0, m.start() - 4):m.start()]
+            if m.start() and not (before.endswith(b"\n") or before == b"\r\x1b[K"):
+                faults.append(f"a warning follows {out[max(0, m.start() - 60):m.start()]!r}")
+        first = out.find(b"msprobe compare: warning: ")
+        if first >= 0 and not any(off < first for off, _ in d):
+            faults.append("no status line was on the terminal before the first warning (the check proves nothing)")
+    for text in a.screen:
+        if not any(text.encode() in ln for ln in lines):
+            faults.append(f"the screen lacks '{text}'")
+    left = [ln for ln in lines if ln.startswith(PREFIX) and STATUS_END.search(ln)]
+    if left:
+        faults.append(f"a status line is left on the screen: {left[0]!r}")
+    if any(ln.count(PREFIX) > 1 for ln in lines):
+        faults.append("two status lines share a line of the screen")
+    for f in faults:
+        print(f"     {f}")
+    if faults:
+        for ln in lines[-8:]:
+            print(f"     | {ln.decode(errors='replace')}")
+    return 1 if faults else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
