@@ -235,3 +235,13 @@ void jobs_free(job_list *jl)
     free(jl->v);
     memset(jl, 0, sizeof *jl);
 }
+
+/* OUT_DIR/PREFIX{suffix}_{stamp}.EXT: every file a job writes is named so. */
+char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, stamp, ext);
+    char *full = path_join(job->out_dir, sb_str(&sb));
+    sb_free(&sb);
+    return full;
+}

@@ -96,15 +96,6 @@ static int check_stacks(compare_ctx *c)
     return 0;
 }
 
-char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext)
-{
-    strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "%s%s_%s.%s", prefix, job->suffix, stamp, ext);
-    char *full = path_join(job->out_dir, sb_str(&sb));
-    sb_free(&sb);
-    return full;
-}
-
 static void ctx_free(compare_ctx *c)
 {
     dump_free(&c->npu);
