@@ -186,10 +186,7 @@ static void rank_add(rank_set *s, long r)
     for (size_t i = 0; i < s->n; i++)
         if (s->v[i] == r)
             return;
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 8;
-        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-    }
+    GROW(s->v, s->cap, s->n + 1);
     s->v[s->n++] = r;
 }
 

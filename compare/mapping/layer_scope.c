@@ -352,7 +352,7 @@ static void renumber_pass(lm_side *sd, arena *m)
         size_t min_len;
     } group;
     group *g = NULL;
-    size_t ng = 0;
+    size_t ng = 0, capg = 0;
     strmap seen = {0};
     for (size_t k = 0; k < sd->n; k++) {
         if (strcmp(sd->items[k].type_name, "ParallelTransformer") != 0)
@@ -363,7 +363,7 @@ static void renumber_pass(lm_side *sd, arena *m)
         strmap_put(&seen, p, strlen(p), ng, &added);
         if (!added)
             continue;
-        g = xrealloc(g, (ng + 1) * sizeof *g);
+        GROW(g, capg, ng + 1);
         g[ng++] = (group){p, strlen(p), NULL, 0};
     }
     strmap_free(&seen);

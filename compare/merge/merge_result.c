@@ -438,9 +438,9 @@ static int write_merged(char **path, const merged *m, size_t *nrows_out, progres
             strmap_put(&rows, rk->names[i], rk->name_lens[i], nrows, &added);
             if (added) {
                 if (nrows == cap) {
-                    cap = cap ? 2 * cap : 64;
-                    names = xrealloc(names, cap * sizeof *names);
-                    lens = xrealloc(lens, cap * sizeof *lens);
+                    size_t cap2 = cap;
+                    GROW(names, cap, nrows + 1);
+                    GROW(lens, cap2, nrows + 1);
                 }
                 names[nrows] = rk->names[i];
                 lens[nrows] = rk->name_lens[i];

@@ -78,10 +78,7 @@ typedef struct {
 
 static void add_msg(hl_message **v, size_t *n, size_t *cap, size_t row, int code)
 {
-    if (*n == *cap) {
-        *cap = *cap ? *cap * 2 : 16;
-        *v = xrealloc(*v, *cap * sizeof **v);
-    }
+    GROW(*v, *cap, *n + 1);
     (*v)[*n].row = (uint32_t)row;
     (*v)[*n].code = (uint8_t)code;
     (*n)++;
@@ -238,10 +235,7 @@ static void flush_batch(compare_ctx *c, batch_msgs *m, size_t *cap)
         all[j] = x;
     }
     for (size_t i = 0; i < k; i++) {
-        if (c->nmsgs == *cap) {
-            *cap = *cap ? *cap * 2 : 64;
-            c->msgs = xrealloc(c->msgs, *cap * sizeof *c->msgs);
-        }
+        GROW(c->msgs, *cap, c->nmsgs + 1);
         c->msgs[c->nmsgs++] = all[i];
         uint8_t f = HL_IS_RED(all[i].code) ? FILL_RED : FILL_YELLOW;
         if (f == FILL_RED || c->fill[all[i].row] == FILL_NONE)

@@ -91,10 +91,7 @@ static void push(pair_sink *s, const dump_row *n, const dump_row *b)
     compare_ctx *c = s->c;
     if (b && s->check_dtype && !dtype_compatible(n->dtype, b->dtype, c->cross_frame))
         b = NULL;
-    if (c->npairs == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 1024;
-        c->pairs = xrealloc(c->pairs, s->cap * sizeof *c->pairs);
-    }
+    GROW(c->pairs, s->cap, c->npairs + 1);
     c->pairs[c->npairs].n = n;
     c->pairs[c->npairs].b = b;
     c->npairs++;

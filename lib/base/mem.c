@@ -66,3 +66,11 @@ void grow_array(void **items, size_t *cap, size_t need, size_t size)
     *items = xrealloc(*items, n * size);
     *cap = n;
 }
+
+void grow_array_zeroed(void **items, size_t *cap, size_t need, size_t size)
+{
+    size_t old = *cap;
+    grow_array(items, cap, need, size);
+    if (*cap > old)
+        memset((char *)*items + old * size, 0, (*cap - old) * size);
+}

@@ -16,7 +16,11 @@ void *xmalloc_array(size_t a, size_t b);
 /* Make room for `need` elements of `size` bytes in *items (capacity *cap),
  * growing by half again (at least to 16): amortised O(1) appends. */
 void grow_array(void **items, size_t *cap, size_t need, size_t size);
-/* The usual call: GROW(v, cap, n + 1) before v[n++] = x. */
+/* The same, the new elements zeroed. */
+void grow_array_zeroed(void **items, size_t *cap, size_t need, size_t size);
+/* The usual calls: GROW(v, cap, n + 1) before v[n++] = x; GROW_ZEROED when
+ * the elements between the old and the new capacity must read as zero. */
 #define GROW(items, cap, need) grow_array((void **)&(items), &(cap), (need), sizeof *(items))
+#define GROW_ZEROED(items, cap, need) grow_array_zeroed((void **)&(items), &(cap), (need), sizeof *(items))
 
 #endif

@@ -32,7 +32,7 @@ int numlist_parse(const char *text, const char *what, numlist *out)
             if (number(&p, &hi) != 0 || hi < lo)
                 goto bad;
         }
-        out->ranges = xrealloc(out->ranges, (out->n + 1) * sizeof *out->ranges);
+        GROW(out->ranges, out->cap, out->n + 1);
         out->ranges[out->n][0] = lo;
         out->ranges[out->n][1] = hi;
         out->n++;

@@ -7,7 +7,7 @@
 
 typedef struct {
     long (*ranges)[2];   /* inclusive [lo, hi] */
-    size_t n;
+    size_t n, cap;
 } numlist;
 
 /* Parse; on a malformed list records a usage error naming `what` and

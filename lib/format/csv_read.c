@@ -28,9 +28,9 @@ int csv_read(const char *path, const void *buf, size_t len, csv_row_fn fn, void 
         int empty_line = *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n');
         for (;;) {
             if (n == cap) {
-                cap = cap ? 2 * cap : 32;
-                pos = xrealloc(pos, cap * sizeof *pos);
-                fields = xrealloc(fields, cap * sizeof *fields);
+                size_t cap2 = cap;
+                GROW(pos, cap, n + 1);
+                GROW(fields, cap2, n + 1);
             }
             field_pos *f = &pos[n++];
             f->off = text.len;

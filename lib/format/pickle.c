@@ -60,10 +60,7 @@ static void seq_add(vm *m, pk_value *s, pk_value *x)
 
 static void push(vm *m, pk_value *v)
 {
-    if (m->sp == m->scap) {
-        m->scap = m->scap ? 2 * m->scap : 64;
-        m->stack = xrealloc(m->stack, m->scap * sizeof *m->stack);
-    }
+    GROW(m->stack, m->scap, m->sp + 1);
     m->stack[m->sp++] = v;
 }
 
@@ -437,14 +434,7 @@ static int memo_put(vm *m, uint64_t idx)
      * bytes, so a legitimate index is below the pickle size. */
     if (idx >= m->size)
         return fail(m, "memo index %llu is out of range", (unsigned long long)idx);
-    if (idx >= m->memo_cap) {
-        size_t cap = m->memo_cap ? m->memo_cap : 64;
-        while (cap <= idx)
-            cap *= 2;
-        m->memo = xrealloc(m->memo, cap * sizeof *m->memo);
-        memset(m->memo + m->memo_cap, 0, (cap - m->memo_cap) * sizeof *m->memo);
-        m->memo_cap = cap;
-    }
+    GROW_ZEROED(m->memo, m->memo_cap, (size_t)idx + 1);
     if (!m->memo[idx])
         m->memo_len++;
     m->memo[idx] = v;

@@ -106,10 +106,11 @@ static int read_rels(xlsx_book *b, const char *part, rels *r)
             break;
         }
         if (r->n == r->cap) {
-            r->cap = r->cap ? 2 * r->cap : 8;
-            r->id = xrealloc(r->id, r->cap * sizeof *r->id);
-            r->target = xrealloc(r->target, r->cap * sizeof *r->target);
-            r->type = xrealloc(r->type, r->cap * sizeof *r->type);
+            /* three arrays, one capacity */
+            size_t cap = r->cap, cap2 = r->cap;
+            GROW(r->id, r->cap, r->n + 1);
+            GROW(r->target, cap, r->n + 1);
+            GROW(r->type, cap2, r->n + 1);
         }
         r->id[r->n] = xstrdup(id);
         r->target[r->n] = xstrdup(target);
@@ -162,9 +163,9 @@ static int read_workbook(xlsx_book *b, const char *part, const rels *wr, const c
             break;
         }
         if (b->nsheets == cap) {
-            cap = cap ? 2 * cap : 4;
-            b->names = xrealloc(b->names, cap * sizeof *b->names);
-            b->parts = xrealloc(b->parts, cap * sizeof *b->parts);
+            size_t cap2 = cap;
+            GROW(b->names, cap, b->nsheets + 1);
+            GROW(b->parts, cap2, b->nsheets + 1);
         }
         b->names[b->nsheets] = xstrdup(name);
         b->parts[b->nsheets] = resolve_target(dir, target);
@@ -197,10 +198,7 @@ static void sst_push(xlsx_book *b, size_t start)
         b->sst.len = start + o;
     }
     sb_addc(&b->sst, 0);
-    if (b->nsst == b->capsst) {
-        b->capsst = b->capsst ? 2 * b->capsst : 256;
-        b->sst_off = xrealloc(b->sst_off, b->capsst * sizeof *b->sst_off);
-    }
+    GROW(b->sst_off, b->capsst, b->nsst + 1);
     b->sst_off[b->nsst++] = start;
 }
 
@@ -433,12 +431,10 @@ static int end_cell(sheet_state *s)
 {
     size_t col = (size_t)s->col;
     if (col >= s->capcells) {
-        size_t cap = s->capcells ? s->capcells : 32;
-        while (cap <= col)
-            cap *= 2;
-        s->cells = xrealloc(s->cells, cap * sizeof *s->cells);
-        s->own = xrealloc(s->own, cap * sizeof *s->own);
-        s->capcells = cap;
+        /* two arrays, one capacity */
+        size_t cap = s->capcells;
+        GROW(s->cells, s->capcells, col + 1);
+        GROW(s->own, cap, col + 1);
     }
     while (s->ncells <= col) {
         memset(&s->cells[s->ncells], 0, sizeof *s->cells);
@@ -587,14 +583,7 @@ typedef struct {
 static int keep_row(void *ctx, size_t row, const xcell *cells, size_t ncells)
 {
     table_mem *m = ctx;
-    if (row >= m->cap) {
-        size_t cap = m->cap ? m->cap : 64;
-        while (cap <= row)
-            cap *= 2;
-        m->rows = xrealloc(m->rows, cap * sizeof *m->rows);
-        memset(m->rows + m->cap, 0, (cap - m->cap) * sizeof *m->rows);
-        m->cap = cap;
-    }
+    GROW_ZEROED(m->rows, m->cap, row + 1);
     xcell *copy = ncells ? arena_alloc(&m->a, ncells * sizeof *copy) : NULL;
     for (size_t i = 0; i < ncells; i++) {
         copy[i] = cells[i];

@@ -259,10 +259,7 @@ static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
 
 static int push_name(xml_reader *x, const char *name, size_t n)
 {
-    if (x->nmarks == x->capmarks) {
-        x->capmarks = x->capmarks ? 2 * x->capmarks : 16;
-        x->marks = xrealloc(x->marks, x->capmarks * sizeof *x->marks);
-    }
+    GROW(x->marks, x->capmarks, x->nmarks + 1);
     x->marks[x->nmarks++] = x->stack.len;
     sb_add(&x->stack, name, n);
     sb_addc(&x->stack, 0);
@@ -343,10 +340,7 @@ static int start_tag(xml_reader *x, size_t close)
             free(offs);
             return xml_fail(x, "an unquoted attribute value in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
         }
-        if (n == capoffs) {
-            capoffs = capoffs ? 2 * capoffs : 8;
-            offs = xrealloc(offs, capoffs * sizeof *offs);
-        }
+        GROW(offs, capoffs, n + 1);
         offs[n][0] = (size_t)(an - (const char *)x->buf);
         offs[n][1] = an_len;
         offs[n][2] = x->scratch.len;

@@ -136,10 +136,7 @@ static int add_anchor(composer *c, const yaml_event_t *ev, size_t *index)
         return 0;
     if (find_anchor(c, name))
         return fail_at(c, &ev->start_mark, "found duplicate anchor '%s'", name);
-    if (c->nanchors == c->capanchors) {
-        c->capanchors = c->capanchors ? 2 * c->capanchors : 16;
-        c->anchors = xrealloc(c->anchors, c->capanchors * sizeof *c->anchors);
-    }
+    GROW(c->anchors, c->capanchors, c->nanchors + 1);
     anchor *an = &c->anchors[c->nanchors];
     memset(an, 0, sizeof *an);
     an->name = arena_strndup(c->a, name, strlen(name));
@@ -194,19 +191,13 @@ static int compose_scalar(composer *c, yaml_event_t *ev, jval *out, int *special
 
 static void push_value(composer *c, const jval *v)
 {
-    if (c->vtop == c->vcap) {
-        c->vcap = c->vcap ? 2 * c->vcap : 64;
-        c->vstack = xrealloc(c->vstack, c->vcap * sizeof *c->vstack);
-    }
+    GROW(c->vstack, c->vcap, c->vtop + 1);
     c->vstack[c->vtop++] = *v;
 }
 
 static void push_member(composer *c, const char *key, uint32_t keylen, const jval *v)
 {
-    if (c->mtop == c->mcap) {
-        c->mcap = c->mcap ? 2 * c->mcap : 64;
-        c->mstack = xrealloc(c->mstack, c->mcap * sizeof *c->mstack);
-    }
+    GROW(c->mstack, c->mcap, c->mtop + 1);
     jmember *m = &c->mstack[c->mtop++];
     m->key = key;
     m->keylen = keylen;
@@ -334,10 +325,7 @@ static int merge_value(composer *c, const jval *v, const yaml_mark_t *mark, jmem
         if (m->type != J_OBJECT)
             return fail_at(c, mark, "expected a mapping for merging, but found a %s",
                            m->type == J_ARRAY ? "sequence" : "scalar");
-        if (*nmerged + m->len > *cap) {
-            *cap = 2 * (*nmerged + m->len);
-            *merged = xrealloc(*merged, *cap * sizeof **merged);
-        }
+        GROW(*merged, *cap, *nmerged + m->len);
         memcpy(*merged + *nmerged, m->u.members, m->len * sizeof(jmember));
         *nmerged += m->len;
     }

@@ -36,10 +36,7 @@ static void big_muladd(bigint *b, uint32_t mul, uint32_t add)
         carry = v / 1000000000u;
     }
     while (carry) {
-        if (b->n == b->cap) {
-            b->cap = b->cap ? 2 * b->cap : 8;
-            b->limb = xrealloc(b->limb, b->cap * sizeof *b->limb);
-        }
+        GROW(b->limb, b->cap, b->n + 1);
         b->limb[b->n++] = (uint32_t)(carry % 1000000000u);
         carry /= 1000000000u;
     }

@@ -32,7 +32,8 @@ typedef struct {
  * nodes the current rank has already connected. */
 typedef struct {
     uint32_t *v;
-    uint32_t n, cap, cursor;
+    size_t cap;
+    uint32_t n, cursor;
 } node_list;
 
 typedef struct {
@@ -74,19 +75,13 @@ static const cg_op *op_of(const graph *g, const node *n) { return &g->ranks[n->r
 static void hit(graph *g, size_t r, size_t op, long layer, size_t sub)
 {
     cg_result *o = g->out;
-    if (o->nhits == g->hcap) {
-        g->hcap = g->hcap ? g->hcap * 2 : 16;
-        o->hits = xrealloc(o->hits, g->hcap * sizeof *o->hits);
-    }
+    GROW(o->hits, g->hcap, o->nhits + 1);
     o->hits[o->nhits++] = (cg_hit){.rank = r, .op = op, .layer = layer, .sub_layer = sub};
 }
 
 static void list_push(node_list *l, uint32_t v)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 8;
-        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
-    }
+    GROW(l->v, l->cap, l->n + 1);
     l->v[l->n++] = v;
 }
 
@@ -121,10 +116,7 @@ static node_list *api_list(graph *g, size_t r, const char *api)
     int added;
     size_t *slot = strmap_put(&g->apis[r], api, strlen(api), g->nlists, &added);
     if (added) {
-        if (g->nlists == g->lcap) {
-            g->lcap = g->lcap ? g->lcap * 2 : 16;
-            g->lists = xrealloc(g->lists, g->lcap * sizeof *g->lists);
-        }
+        GROW(g->lists, g->lcap, g->nlists + 1);
         memset(&g->lists[g->nlists++], 0, sizeof *g->lists);
     }
     return &g->lists[*slot];
@@ -147,10 +139,7 @@ static void build_chains(graph *g)
         for (size_t i = (size_t)g->first_comm[r]; i < rk->nops; i++) {
             const cg_op *o = &rk->ops[i];
             if (o->flags & CG_COMM) {
-                if (g->nnodes == g->cap) {
-                    g->cap = g->cap ? g->cap * 2 : 64;
-                    g->nodes = xrealloc(g->nodes, g->cap * sizeof *g->nodes);
-                }
+                GROW(g->nodes, g->cap, g->nnodes + 1);
                 node *n = &g->nodes[g->nnodes];
                 memset(n, 0, sizeof *n);
                 n->r = (uint32_t)r;
@@ -168,10 +157,7 @@ static void build_chains(graph *g)
                 sub = 0;
             } else if (!(o->flags & CG_IGNORED)) {
                 if (o->flags & CG_FLAGGED) {
-                    if (g->ncompute == g->ccap) {
-                        g->ccap = g->ccap ? g->ccap * 2 : 64;
-                        g->compute = xrealloc(g->compute, g->ccap * sizeof *g->compute);
-                    }
+                    GROW(g->compute, g->ccap, g->ncompute + 1);
                     g->compute[g->ncompute++] = (compute_op){.op = (uint32_t)i, .sub_layer = sub};
                 }
                 sub++;
@@ -272,7 +258,7 @@ static void connect(graph *g)
 {
     size_t n = g->nranks;
     uint8_t *searched = xcalloc(n ? n : 1, 1);
-    size_t nmissing = 0;
+    size_t nmissing = 0, capmissing = 0;
     long *missing = NULL;
     size_t *all = xmalloc_array(n ? n : 1, sizeof *all);
     for (size_t i = 0; i < n; i++)
@@ -309,7 +295,7 @@ static void connect(graph *g)
                         for (size_t u = 0; u < nmissing && !told; u++)
                             told = missing[u] == co->ranks[t];
                         if (!told) {
-                            missing = xrealloc(missing, (nmissing + 1) * sizeof *missing);
+                            GROW(missing, capmissing, nmissing + 1);
                             missing[nmissing++] = co->ranks[t];
                             note(g, CG_WARN, "rank %ld, which %ld.%s communicates with, has no data: skipped",
                                  co->ranks[t], g->ranks[r].rank, co->name);

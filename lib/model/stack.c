@@ -9,7 +9,7 @@
 
 static size_t add_stack(stack_map *s, const jval *v)
 {
-    s->stacks = xrealloc(s->stacks, (s->nstacks + 1) * sizeof *s->stacks);
+    GROW(s->stacks, s->cap, s->nstacks + 1);
     s->stacks[s->nstacks].value = v;
     s->stacks[s->nstacks].repr = NULL;
     return s->nstacks++;

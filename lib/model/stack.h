@@ -26,7 +26,7 @@ typedef struct {
     jval root;
     strmap by_name;      /* entry name -> index into stacks */
     stack_info *stacks;
-    size_t nstacks;
+    size_t nstacks, cap;
 } stack_map;
 
 int stack_load(const char *path, stack_map *s);
