@@ -5,6 +5,7 @@
 #include "parse/commands.h"
 #include "base/log.h"
 #include "base/err.h"
+#include "base/process.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static int run(const command *c, int argc, char **argv, const global_opts *g)
 
 int main(int argc, char **argv)
 {
+    process_setup();
     global_opts g = {0};
     const char *self = strrchr(argv[0], '/');
     self = self ? self + 1 : argv[0];

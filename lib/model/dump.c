@@ -401,6 +401,10 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d)
         file_unmap(&map);
         return err_input(path, "is empty");
     }
+    /* The mapping is read until the end of this function (the framework
+     * scan included); names and texts are copied out of it. */
+    file_guard guard;
+    file_guard_begin(&guard, &map);
     flattener f = {.d = d, .first_diff = (flags & DUMP_FIRST_DIFF) != 0, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT};
     jparser jp;
     jp_init(&jp, path, map.data, map.size);
@@ -481,6 +485,8 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d)
         scan_framework(d, (const char *)map.data, map.size);
     rc = 0;
 out:
+    if (file_guard_end(&guard) != 0)
+        rc = -1;
     strmap_free(&seen);
     arena_free(&scratch);
     jp_free(&jp);
