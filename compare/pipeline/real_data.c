@@ -80,8 +80,12 @@ static void fill_unsupported(tensor_metrics *m)
 }
 
 /* A file that changed during the run fails the compare (exit 2): its row
- * would show zeros or a half-written tensor. Other read failures are rows
- * msprobe reports as "read failed". Returns -1 only for the former. */
+ * would show zeros or a half-written tensor; so does one over a stated limit
+ * (a zip bomb), which msprobe would read at any cost. Other read failures
+ * are rows msprobe reports as "read failed". Returns -1 only for the
+ * former. */
+static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
+
 static int compare_row(compare_ctx *c, size_t i, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
@@ -101,7 +105,7 @@ static int compare_row(compare_ctx *c, size_t i, real_result *r)
             ok = 0;
         }
         if (!ok) {
-            if (err_cause() == ERR_CHANGED)
+            if (fatal_cause())
                 return -1;
             /* msprobe only reports "not found or read failed"; say why too */
             log_warn("%s", err_message());
@@ -111,7 +115,7 @@ static int compare_row(compare_ctx *c, size_t i, real_result *r)
         int rc = metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m);
         tensor_free(&tn);
         tensor_free(&tb);
-        if (rc != 0 && err_cause() == ERR_CHANGED)
+        if (rc != 0 && fatal_cause())
             return -1;
         if (rc != 0) {
             log_warn("%s", err_message());
