@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +31,9 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 }
 
 static sigset_t cleanup_set;
+static pthread_t signal_tid;
+static int wake_signal;          /* one of cleanup_set, to stop the thread at exit */
+static atomic_int quitting;
 
 static void *signal_thread(void *arg)
 {
@@ -36,6 +41,8 @@ static void *signal_thread(void *arg)
     int sig = 0;
     while (sigwait(&cleanup_set, &sig) != 0)
         ;
+    if (atomic_load(&quitting))
+        return NULL;
     out_tmp_remove_all();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -48,6 +55,15 @@ static void *signal_thread(void *arg)
     pthread_sigmask(SIG_UNBLOCK, &one, NULL);
     raise(sig);
     _exit(128 + sig); /* not reached: the default action of these signals ends the process */
+}
+
+/* At a normal exit the thread is woken and joined, so that nothing of it
+ * is left (valgrind would report its thread-local storage). */
+static void stop_signal_thread(void)
+{
+    atomic_store(&quitting, 1);
+    pthread_kill(signal_tid, wake_signal);
+    pthread_join(signal_tid, NULL);
 }
 
 static int ignored_from_start(int sig)
@@ -77,23 +93,21 @@ void process_setup(void)
 
     static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
     sigemptyset(&cleanup_set);
-    int any = 0;
+    wake_signal = 0;
     for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
         if (!ignored_from_start(cleanup_signals[i])) {
             sigaddset(&cleanup_set, cleanup_signals[i]);
-            any = 1;
+            wake_signal = cleanup_signals[i];
         }
-    if (!any)
+    if (!wake_signal)
         return;
     /* Threads inherit the mask: block first, so that only the signal
      * thread ever takes these signals. */
     sigset_t old;
     pthread_sigmask(SIG_BLOCK, &cleanup_set, &old);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    if (pthread_create(&t, &attr, signal_thread, NULL) != 0)
+    if (pthread_create(&signal_tid, NULL, signal_thread, NULL) != 0) {
         pthread_sigmask(SIG_SETMASK, &old, NULL); /* no thread: keep the default actions */
-    pthread_attr_destroy(&attr);
+        return;
+    }
+    atexit(stop_signal_thread);
 }

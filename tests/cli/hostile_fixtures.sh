@@ -12,7 +12,7 @@ awk 'BEGIN {
     printf "{\"task\": \"statistics\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {\"Functional.a.0.forward\": {\"input_kwargs\": {"
     for (r = 0; r < 2; r++)
         for (i = 0; i < 15000; i++)
-            printf "%s\"model.layers.%05d.attention.qkv.weight\": {\"type\": \"int\", \"value\": %d}", (r || i ? ", " : ""), i, r
+            printf "%s\"model.decoder.layers.attention.%05d\": {\"type\": \"int\", \"value\": %d}", (r || i ? ", " : ""), i, r
     printf "}, \"output\": []}}}\n"
 }' > "$H/dups.json"
 # 30,000 entries of "data" under 15,000 names: the last value wins, at the

@@ -281,7 +281,7 @@ static void test_containers(void **state)
     assert_int_equal(list->len, 10000);
     assert_int_equal(list->u.items[9999].u.items[0].u.num, 9999);
     assert_str(&list->u.items[1234].u.items[1], "s1234", 5);
-    assert_int_equal(json_get(&d.v, "k2999")->u.num, -2999);
+    assert_true(json_get(&d.v, "k2999")->u.num == -2999);
     assert_true(json_key_is(&d.v.u.members[1], "k0"));
     doc_free(&d);
     free(big);
@@ -457,7 +457,7 @@ static void test_truncated_every_prefix(void **state)
     const jval *in = json_get(json_get(json_get(&d.v, "data"), "Functional.conv2d.0.forward"), "input_args");
     assert_int_equal(in->len, 3);
     assert_true(isnan(json_get(&in->u.items[0], "Max")->u.num));
-    assert_int_equal(json_get(&in->u.items[2], "value")->u.num, -12);
+    assert_true(json_get(&in->u.items[2], "value")->u.num == -12);
     doc_free(&d);
     assert_int_equal(walk(sample, n), 0);
 
@@ -824,7 +824,7 @@ static void test_member_value(void **state)
                 char key[16];
                 snprintf(key, sizeof key, "key%03d", i);
                 assert_true(json_key_is(&d.v.u.members[i], key));
-                assert_int_equal(json_member_value(&d.v, (uint32_t)i)->u.num, i == dup_at ? -1 : i);
+                assert_true(json_member_value(&d.v, (uint32_t)i)->u.num == (i == dup_at ? -1 : i));
             }
             doc_free(&d);
             sb_free(&sb);
