@@ -5,6 +5,7 @@
 #include "parse/commands.h"
 #include "base/log.h"
 #include "base/err.h"
+#include "base/process.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +54,9 @@ static int run(const command *c, int argc, char **argv, const global_opts *g)
 
 int main(int argc, char **argv)
 {
-    /* before any thread: libraries' stderr lines keep off the progress line */
+    /* before any thread: signals, then libraries' stderr lines kept off the
+     * progress line */
+    process_setup();
     log_own_stderr();
     global_opts g = {0};
     const char *self = strrchr(argv[0], '/');

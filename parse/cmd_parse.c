@@ -450,7 +450,12 @@ int cmd_parse(int argc, char **argv, const global_opts *g)
     strbuf out = STRBUF_INIT;
     if (status == EXIT_OK) {
         if (o.nfiles == 1) {
+            /* the elements are read from the mapping: guarded (files.h) */
+            file_guard guard;
+            file_guard_begin(&guard, &t[0].map);
             describe(o.file[0], &t[0], &o, &out);
+            if (file_guard_end(&guard) != 0)
+                status = err_report();
         } else {
             tensor_metrics m;
             if (metrics_compare(&t[0], &t[1], o.zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &m) != 0)

@@ -37,8 +37,21 @@ for s in tests/cli/run.sh tests/conformance.sh; do
     sh "$s" "$BUILD" || fail=1
 done
 
-# A compare under valgrind (plain builds only: it cannot run ASan binaries).
-if command -v valgrind >/dev/null 2>&1 && [ "${BUILD#build-asan}" = "$BUILD" ]; then
+# Tensor files truncated by another process while a compare reads them:
+# exit 2 with one line, never a signal (the full run: tests/stress/truncate.sh
+# BUILD 100 128).
+echo "== tests/stress/truncate.sh ($BUILD)"
+if out=$(sh tests/stress/truncate.sh "$BUILD" 20 32 2>&1); then
+    echo "ok   $(printf '%s\n' "$out" | tail -1)"
+else
+    printf '%s\n' "$out" | tail -20
+    fail=1
+fi
+
+# A compare under valgrind (plain builds only: it cannot run ASan binaries,
+# build-asan/ or clang's build-clang/).
+case "$BUILD" in build-asan*|build-clang*) sanitized=1 ;; *) sanitized=0 ;; esac
+if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     echo "== valgrind ($BUILD)"
     vout=$(mktemp -d)
     if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \

@@ -290,7 +290,7 @@ static int describe_comm(da_rank *rk, size_t i, const jval *value, arena *a)
 /* The parsed result file of a rank (in `tmp`), checked to be an object. */
 static const jval *parse_result(const char *path, mapped_file *map, arena *tmp)
 {
-    if (file_map(path, 0, map) != 0)
+    if (file_load(path, 0, map) != 0)
         return NULL;
     jval *root = arena_alloc(tmp, sizeof *root);
     if (json_parse(path, map->data, map->size, tmp, root) != 0)

@@ -489,7 +489,7 @@ static int read_source(merge_rank *r, rank_reader *rr)
 {
     if (path_has_suffix(r->path, ".csv")) {
         mapped_file f;
-        if (file_map(r->path, XLSX_MAX_FILE_SIZE - 1, &f) != 0)
+        if (file_load(r->path, XLSX_MAX_FILE_SIZE - 1, &f) != 0)
             return -1;
         int rc = csv_read(r->path, f.data ? (const void *)f.data : "", f.size, on_csv_row, rr);
         file_unmap(&f);

@@ -16,6 +16,7 @@
 #include "py/pystr.h"
 #include "base/strmap.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,7 @@ static int load_side(const char *dir, const char *name, tensor *t)
 typedef struct {
     compare_ctx *c;
     const size_t *src;
+    atomic_int failed;      /* a file changed: the other chunks stop early */
 } real_job;
 
 /* Kinds of repeated warnings (log_warn_as): a few are shown, the rest
@@ -81,7 +83,14 @@ static void fill_unsupported(tensor_metrics *m)
         m->kind[k] = MK_UNSUPPORTED;
 }
 
-static void compare_row(compare_ctx *c, size_t i, real_result *r)
+/* A file that changed during the run fails the compare (exit 2): its row
+ * would show zeros or a half-written tensor; so does one over a stated limit
+ * (a zip bomb), which msprobe would read at any cost. Other read failures
+ * are rows msprobe reports as "read failed". Returns -1 only for the
+ * former. */
+static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
+
+static int compare_row(compare_ctx *c, size_t i, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
     const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
@@ -100,33 +109,45 @@ static void compare_row(compare_ctx *c, size_t i, real_result *r)
             ok = 0;
         }
         if (!ok) {
+            if (fatal_cause())
+                return -1;
             /* msprobe only reports "not found or read failed"; say why too */
             log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
             r->flag = RD_READ_FAILED;
-            return;
+            return 0;
         }
         progress_bytes(c->progress, tn.storage_size + tb.storage_size);
-        if (metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m) != 0) {
+        int rc = metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m);
+        tensor_free(&tn);
+        tensor_free(&tb);
+        if (rc != 0 && fatal_cause())
+            return -1;
+        if (rc != 0) {
             log_warn_as(NOT_COMPARED, "%s", err_message());
             fill_unsupported(&r->m);
             r->flag = RD_READ_FAILED;
         } else {
             r->flag = RD_COMPARED;
         }
-        tensor_free(&tn);
-        tensor_free(&tb);
     }
+    return 0;
 }
 
-static void real_chunk(void *arg, size_t chunk)
+static int real_chunk(void *arg, size_t chunk)
 {
     real_job *j = arg;
     compare_ctx *c = j->c;
     size_t from = chunk * REAL_CHUNK, to = from + REAL_CHUNK < c->npairs ? from + REAL_CHUNK : c->npairs;
-    for (size_t i = from; i < to; i++)
-        if (j->src[i] == i)
-            compare_row(c, i, &c->real[i]);
+    for (size_t i = from; i < to; i++) {
+        if (atomic_load_explicit(&j->failed, memory_order_relaxed))
+            return 0;
+        if (j->src[i] == i && compare_row(c, i, &c->real[i]) != 0) {
+            atomic_store(&j->failed, 1);
+            return -1;
+        }
+    }
     progress_add(c->progress, to - from);
+    return 0;
 }
 
 int compute_real_data(compare_ctx *c, int threads)
@@ -135,7 +156,11 @@ int compute_real_data(compare_ctx *c, int threads)
     size_t *src = data_source(c);
     progress_phase(c->progress, "tensors", c->npairs, PROGRESS_ITEMS);
     real_job j = {.c = c, .src = src};
-    pool_for((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j);
+    int rc = pool_run((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j, NULL);
+    if (rc != 0) {
+        free(src);
+        return -1;
+    }
     for (size_t i = 0; i < c->npairs; i++)
         if (src[i] != i)
             c->real[i] = c->real[src[i]];

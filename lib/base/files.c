@@ -6,7 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,9 @@ static int map_error(const char *path, int e)
     }
 }
 
-int file_map(const char *path, size_t max_size, mapped_file *out)
+/* Open `path` for reading and check it is a regular file within max_size;
+ * fills out's path and identity. Returns the descriptor or -1. */
+static int open_input(const char *path, size_t max_size, mapped_file *out)
 {
     memset(out, 0, sizeof *out);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
@@ -47,19 +50,30 @@ int file_map(const char *path, size_t max_size, mapped_file *out)
         close(fd);
         return err_set(ERR_UNREADABLE, path, "is not a regular file");
     }
-    if (max_size && (size_t)st.st_size > max_size) {
+    if ((max_size && (size_t)st.st_size > max_size) || (uintmax_t)st.st_size > SIZE_MAX - 1) {
         close(fd);
-        return err_set(ERR_LIMIT, path, "is too large (%lld bytes, the limit is %zu)", (long long)st.st_size, max_size);
+        return err_set(ERR_LIMIT, path, "is too large (%lld bytes, the limit is %zu)", (long long)st.st_size,
+                       max_size ? max_size : SIZE_MAX - 1);
     }
     out->path = xstrdup(path);
     out->size = (size_t)st.st_size;
+    out->dev = st.st_dev;
+    out->ino = st.st_ino;
+    out->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    return fd;
+}
+
+int file_map(const char *path, size_t max_size, mapped_file *out)
+{
+    int fd = open_input(path, max_size, out);
+    if (fd < 0)
+        return -1;
     if (out->size) {
         void *p = mmap(NULL, out->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
             int e = errno;
             close(fd);
-            free(out->path);
-            out->path = NULL;
+            file_unmap(out);
             return err_set(ERR_UNREADABLE, path, "cannot map: %s", strerror(e));
         }
         /* two calls: the advice values are not flags */
@@ -71,12 +85,112 @@ int file_map(const char *path, size_t max_size, mapped_file *out)
     return 0;
 }
 
+static int changed_error(const char *path)
+{
+    return err_set(ERR_CHANGED, path, "changed during the run: truncated or rewritten by another process "
+                                      "while being read");
+}
+
+int file_load(const char *path, size_t max_size, mapped_file *out)
+{
+    int fd = open_input(path, max_size, out);
+    if (fd < 0)
+        return -1;
+    out->heap = 1;
+    unsigned char *buf = xmalloc(out->size + 1);
+    size_t got = 0;
+    while (got < out->size) {
+        ssize_t n = read(fd, buf + got, out->size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = n < 0 ? errno : 0;
+            close(fd);
+            free(buf);
+            file_unmap(out);
+            if (e)
+                return err_set(ERR_UNREADABLE, path, "cannot read: %s", strerror(e));
+            return changed_error(path);
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[out->size] = 0;
+    out->data = buf;
+    return 0;
+}
+
 void file_unmap(mapped_file *f)
 {
-    if (f->data)
+    if (f->data && f->heap)
+        free((void *)f->data);
+    else if (f->data)
         munmap((void *)f->data, f->size);
     free(f->path);
     memset(f, 0, sizeof *f);
+}
+
+/* ---- guarded reads of mappings ------------------------------------------ */
+
+/* The guards open on this thread, innermost first. Read by the SIGBUS
+ * handler on the same thread, so only compiler ordering matters (the
+ * signal fences); initial-exec TLS, because the handler must not trigger a
+ * lazy TLS allocation. */
+static __thread file_guard *guard_top __attribute__((tls_model("initial-exec")));
+
+void file_guard_begin(file_guard *g, const mapped_file *f)
+{
+    g->file = f;
+    g->faulted = 0;
+    g->page = (size_t)sysconf(_SC_PAGESIZE);
+    g->prev = guard_top;
+    atomic_signal_fence(memory_order_seq_cst);
+    guard_top = g;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Did the file change since it was mapped? A file replaced by another one
+ * (rename) or removed leaves our mapping of the old one intact. */
+static int file_changed(const mapped_file *f)
+{
+    struct stat st;
+    if (stat(f->path, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino)
+        return 0;
+    long long mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    return (uintmax_t)st.st_size != f->size || mtime != f->mtime_ns;
+}
+
+int file_guard_end(file_guard *g)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    guard_top = g->prev;
+    atomic_signal_fence(memory_order_seq_cst);
+    const mapped_file *f = g->file;
+    if (!f || !f->data || f->heap)
+        return 0;
+    if (g->faulted || file_changed(f))
+        return changed_error(f->path);
+    return 0;
+}
+
+int file_guard_absorb(const void *addr)
+{
+    uintptr_t a = (uintptr_t)addr;
+    for (file_guard *g = guard_top; g; g = g->prev) {
+        const mapped_file *f = g->file;
+        if (!f || !f->data || f->heap)
+            continue;
+        uintptr_t lo = (uintptr_t)f->data, hi = lo + f->size;
+        if (a < lo || a >= hi)
+            continue;
+        /* mmap gave a page-aligned start and covers whole pages */
+        uintptr_t from = a & ~(uintptr_t)(g->page - 1), to = (hi + g->page - 1) & ~(uintptr_t)(g->page - 1);
+        if (mmap((void *)from, to - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+            return 0;
+        g->faulted = 1;
+        return 1;
+    }
+    return 0;
 }
 
 enum path_kind path_kind(const char *path)
@@ -171,23 +285,20 @@ long dir_list(const char *path, char ***names)
     DIR *d = opendir(path);
     if (!d)
         return map_error(path, errno);
-    long n = 0, cap = 0;
+    size_t n = 0, cap = 0;
     char **v = NULL;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            v = xrealloc(v, (size_t)cap * sizeof *v);
-        }
+        GROW(v, cap, n + 1);
         v[n++] = xstrdup(e->d_name);
     }
     closedir(d);
     if (n)
-        qsort(v, (size_t)n, sizeof *v, cmp_names);
+        qsort(v, n, sizeof *v, cmp_names);
     *names = v;
-    return n;
+    return (long)n;
 }
 
 void names_free(char **names, long n)
@@ -231,45 +342,20 @@ int dir_create(const char *path)
     return 0;
 }
 
-/* Temporary outputs still to be committed; removed on SIGINT/SIGTERM. */
-#define MAX_PENDING 64
-static char *pending[MAX_PENDING];
+/* Temporary outputs not yet committed or discarded, for out_tmp_remove_all.
+ * Creation and registration happen under one lock, so a file is never on
+ * disk unregistered; no fixed cap. */
 static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-static int handlers_installed;
+static char **pending;
+static size_t npending, pending_cap;
 
-static void on_signal(int sig)
+static void pending_remove_locked(const char *p)
 {
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i])
-            unlink(pending[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void pending_add(char *p)
-{
-    pthread_mutex_lock(&pending_lock);
-    if (!handlers_installed) {
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        signal(SIGHUP, on_signal);
-        handlers_installed = 1;
-    }
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (!pending[i]) {
-            pending[i] = p;
-            break;
+    for (size_t i = 0; i < npending; i++)
+        if (pending[i] == p) {
+            pending[i] = pending[--npending];
+            return;
         }
-    pthread_mutex_unlock(&pending_lock);
-}
-
-static void pending_remove(char *p)
-{
-    pthread_mutex_lock(&pending_lock);
-    for (int i = 0; i < MAX_PENDING; i++)
-        if (pending[i] == p)
-            pending[i] = NULL;
-    pthread_mutex_unlock(&pending_lock);
 }
 
 char *out_tmp_create(const char *final_path)
@@ -281,25 +367,35 @@ char *out_tmp_create(const char *final_path)
     snprintf(tmp, n, "%s/.%s.XXXXXX", dir, base);
     free(dir);
     free(base);
+    pthread_mutex_lock(&pending_lock);
     int fd = mkstemp(tmp);
+    int e = errno;
+    if (fd >= 0) {
+        GROW(pending, pending_cap, npending + 1);
+        pending[npending++] = tmp;
+    }
+    pthread_mutex_unlock(&pending_lock);
     if (fd < 0) {
-        err_set(ERR_OUTPUT, final_path, "cannot create output file: %s", strerror(errno));
+        err_set(ERR_OUTPUT, final_path, "cannot create output file: %s", strerror(e));
         free(tmp);
         return NULL;
     }
     close(fd);
-    pending_add(tmp);
     return tmp;
 }
 
 int out_tmp_commit(char *tmp_path, const char *final_path)
 {
-    if (chmod(tmp_path, 0640) != 0 || rename(tmp_path, final_path) != 0) {
-        int e = errno;
+    pthread_mutex_lock(&pending_lock);
+    int ok = chmod(tmp_path, 0640) == 0 && rename(tmp_path, final_path) == 0;
+    int e = errno;
+    if (ok)
+        pending_remove_locked(tmp_path);
+    pthread_mutex_unlock(&pending_lock);
+    if (!ok) {
         out_tmp_discard(tmp_path);
         return err_set(ERR_OUTPUT, final_path, "cannot write output file: %s", strerror(e));
     }
-    pending_remove(tmp_path);
     free(tmp_path);
     return 0;
 }
@@ -308,9 +404,20 @@ void out_tmp_discard(char *tmp_path)
 {
     if (!tmp_path)
         return;
+    pthread_mutex_lock(&pending_lock);
     unlink(tmp_path);
-    pending_remove(tmp_path);
+    pending_remove_locked(tmp_path);
+    pthread_mutex_unlock(&pending_lock);
     free(tmp_path);
+}
+
+void out_tmp_remove_all(void)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (size_t i = 0; i < npending; i++)
+        unlink(pending[i]);
+    npending = 0;
+    /* left locked: the process is about to end */
 }
 
 int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n)

@@ -16,12 +16,64 @@ typedef struct {
     char *path;                /* as given (owned copy) */
     const unsigned char *data; /* NULL when size == 0 */
     size_t size;
+    /* private: how to release it, and what the file was when read */
+    int heap;                  /* data is a heap copy (file_load), not a mapping */
+    dev_t dev;
+    ino_t ino;
+    long long mtime_ns;
 } mapped_file;
 
 /* Map a regular file read-only. Refuses symlinks, directories, devices.
- * max_size == 0 means no limit. Returns 0 or -1 (error recorded). */
+ * max_size == 0 means no limit. Returns 0 or -1 (error recorded).
+ *
+ * Another process may truncate the file while it is mapped; touching a page
+ * past its new end then raises SIGBUS. Every read of the data must
+ * therefore happen under a file_guard (below), on the reading thread. */
 int file_map(const char *path, size_t max_size, mapped_file *out);
+/* The same checks, but the contents are read into memory: for files whose
+ * bytes are kept (strings pointing into them) or read at unknown times, so
+ * nothing needs guarding. A file that shrinks while being read is
+ * ERR_CHANGED. The data is NUL-terminated (data[size] == 0). */
+int file_load(const char *path, size_t max_size, mapped_file *out);
+/* Release a file_map() or file_load() result; safe on a zeroed one. */
 void file_unmap(mapped_file *f);
+
+/* Reading a mapping another process may truncate or rewrite.
+ *
+ *     file_guard g;
+ *     file_guard_begin(&g, &f);
+ *     rc = parse(f.data, f.size);          // any code, any allocations
+ *     if (file_guard_end(&g) != 0)         // ERR_CHANGED, naming f.path
+ *         rc = -1;
+ *
+ * While a guard is open on a thread, a SIGBUS of that thread inside the
+ * guarded mapping does not kill the process: the handler process_setup()
+ * installs maps zero-filled pages over the rest of the mapping and the
+ * reader goes on (reading zeros, so it ends normally, its cleanup
+ * included). file_guard_end() then reports the file as changed during the
+ * run; it does the same when the file's size or modification time differ
+ * from when it was mapped (a truncation inside the last page raises no
+ * signal; an in-place rewrite raises none either). A SIGBUS outside every
+ * open guard of the faulting thread still kills the process, so a reader
+ * without a guard never goes on with zeros unknowingly.
+ *
+ * Guards are cheap (no system call to open one, one stat() to close it):
+ * one per file and use, not per element. They nest and must be ended in
+ * reverse order, on the thread that began them. A guard on a file_load()
+ * copy or a zeroed mapped_file does nothing. */
+typedef struct file_guard {
+    const mapped_file *file;
+    struct file_guard *prev;
+    size_t page;
+    volatile int faulted;
+} file_guard;
+
+void file_guard_begin(file_guard *g, const mapped_file *f);
+int file_guard_end(file_guard *g);
+/* For the SIGBUS handler only (async-signal-safe): if addr lies in a
+ * mapping guarded on this thread, replace the rest of that mapping by zero
+ * pages, mark the guard and return 1; else return 0. */
+int file_guard_absorb(const void *addr);
 
 /* Kinds of an existing path, not following a final symlink. */
 enum path_kind { PATH_MISSING, PATH_FILE, PATH_DIR, PATH_LINK, PATH_OTHER };
@@ -49,12 +101,17 @@ int dir_create(const char *path);
 
 /* Atomic output. out_tmp_create() makes an empty, unique temporary file next
  * to `final_path` (same directory, so rename is atomic) and returns its name;
- * the name is remembered so an interrupted run removes it (SIGINT/SIGTERM).
- * out_tmp_commit() sets mode 0640 and renames it over final_path;
- * out_tmp_discard() removes it. */
+ * the name is registered so that an interrupted run removes it (see
+ * out_tmp_remove_all). out_tmp_commit() sets mode 0640 and renames it over
+ * final_path; out_tmp_discard() removes it. Any number may be pending, on
+ * any threads. */
 char *out_tmp_create(const char *final_path);
 int out_tmp_commit(char *tmp_path, const char *final_path);
 void out_tmp_discard(char *tmp_path);
+/* Remove every pending temporary file, for a process about to die of a
+ * signal (process.h); the registry stays locked afterwards, so no new one
+ * appears. Not async-signal-safe: call it from a thread, not a handler. */
+void out_tmp_remove_all(void);
 
 /* Write a whole file atomically (temporary name, then rename): the
  * concatenation of n parts. Records an error naming `path` and returns -1 on

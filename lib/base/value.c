@@ -1,20 +1,16 @@
 /* Lookups in the value tree with Python's dict and truth semantics. */
 #include "base/value.h"
+#include "base/strmap.h"
 
 #include <math.h>
 #include <string.h>
-
-static int same_key(const jmember *a, const jmember *b)
-{
-    return a->keylen == b->keylen && (a->keylen == 0 || (a->key[0] == b->key[0] && !memcmp(a->key, b->key, a->keylen)));
-}
 
 const jval *json_get(const jval *obj, const char *key)
 {
     if (!obj || obj->type != J_OBJECT)
         return NULL;
     size_t kl = strlen(key);
-    for (uint32_t i = obj->len; i-- > 0;) {
+    for (uint32_t i = 0; i < obj->len; i++) {
         const jmember *m = &obj->u.members[i];
         if (m->keylen == kl && memcmp(m->key, key, kl) == 0)
             return &m->val;
@@ -22,19 +18,35 @@ const jval *json_get(const jval *obj, const char *key)
     return NULL;
 }
 
-const jval *json_member_value(const jval *obj, uint32_t i)
+const jval *json_member_value(const jval *obj, uint32_t i) { return &obj->u.members[i].val; }
+
+size_t json_dict_members(const jmember *members, size_t n, jmember *out)
 {
-    const jmember *m = &obj->u.members[i];
-    if (!obj->has_dups)
-        return &m->val;
-    for (uint32_t j = 0; j < i; j++)
-        if (same_key(&obj->u.members[j], m))
-            return NULL;
-    const jval *val = &m->val;
-    for (uint32_t j = i + 1; j < obj->len; j++)
-        if (same_key(&obj->u.members[j], m))
-            val = &obj->u.members[j].val;
-    return val;
+    size_t k = 0;
+    if (n <= 16) {
+        for (size_t i = 0; i < n; i++) {
+            size_t j = 0;
+            while (j < k && !(out[j].keylen == members[i].keylen && !memcmp(out[j].key, members[i].key, members[i].keylen)))
+                j++;
+            if (j == k)
+                out[k++] = members[i];
+            else
+                out[j].val = members[i].val;
+        }
+        return k;
+    }
+    strmap seen;
+    strmap_init(&seen, n);
+    for (size_t i = 0; i < n; i++) {
+        int added;
+        size_t *slot = strmap_put(&seen, members[i].key, members[i].keylen, k, &added);
+        if (added)
+            out[k++] = members[i];
+        else
+            out[*slot].val = members[i].val;
+    }
+    strmap_free(&seen);
+    return k;
 }
 
 int json_key_is(const jmember *m, const char *key)

@@ -4,6 +4,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,10 @@ typedef struct {
 
 int csv_read(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx)
 {
+    /* pandas decodes the file as UTF-8 first and refuses it whole */
+    size_t bad = utf8_invalid_at(buf, len);
+    if (bad < len)
+        return err_input(path, "malformed csv: invalid UTF-8 at byte %zu (Python cannot read the file)", bad);
     const char *p = buf, *end = p + len;
     strbuf text = STRBUF_INIT;
     field_pos *pos = NULL;

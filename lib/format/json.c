@@ -3,6 +3,7 @@
 #include "base/mem.h"
 #include "py/numfmt.h"
 #include "base/strmap.h"
+#include "base/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -228,31 +229,49 @@ static inline uint64_t special_bytes(uint64_t v)
 static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
 {
     const char *s = ++jp->p, *p = s, *e = jp->end;
+    const uint64_t highs = 0x8080808080808080ULL;
     int escaped = 0;
-    while (e - p >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        uint64_t m = special_bytes(v);
-        if (m) {
-            if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-                p += __builtin_ctzll(m) / 8;
-            break;
+    for (;;) {
+        /* plain ASCII eight bytes at a time, up to a quote, a backslash, a
+         * control character or a non-ASCII byte */
+        while (e - p >= 8) {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            uint64_t m = special_bytes(v) | (v & highs);
+            if (m) {
+                if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+                    p += __builtin_ctzll(m) / 8;
+                break;
+            }
+            p += 8;
         }
-        p += 8;
-    }
-    while (p < e && *p != '"') {
+        if (p >= e)
+            break;
         unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            break;
         if (c < 0x20) {
             jp->p = p;
             return fail(jp, "control character in string");
         }
         if (c == '\\') {
             escaped = 1;
-            p++;
-            if (p >= e)
+            if (e - p < 2) {
+                p = e;
                 break;
+            }
+            p += 2;
+        } else if (c >= 0x80) {
+            /* Python decodes the file as UTF-8 first and refuses it whole */
+            size_t n = utf8_seq_len((const unsigned char *)p, (const unsigned char *)e);
+            if (!n) {
+                jp->p = p;
+                return fail(jp, "invalid UTF-8 in a string (Python cannot read the file)");
+            }
+            p += n;
+        } else {
+            p++;
         }
-        p++;
     }
     if (p >= e) {
         jp->p = p;
@@ -294,12 +313,24 @@ static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
                 return fail(jp, "invalid \\u escape");
             }
             q += 4;
-            /* A surrogate pair joins into one code point; a lone surrogate is
-             * kept as Python keeps it (encoded like any other code point). */
+            /* A surrogate pair joins into one code point. Python keeps a
+             * lone surrogate in its str, but nothing can write it out
+             * (openpyxl refuses it, UTF-8 cannot encode it): refused here,
+             * where the file and the place can still be named. NUL ends
+             * C strings (and is not allowed in XML): refused too. */
             if (cp >= 0xD800 && cp < 0xDC00 && p - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
                 hex4(q + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 q += 6;
+            } else if (cp < 0xDC00 && p - q >= 2 && q[0] == '\\' && q[1] == 'u' && (p - q < 6 || hex4(q + 2, &lo) != 0)) {
+                jp->p = q;
+                return fail(jp, "invalid \\u escape");
+            } else if (cp >= 0xD800 && cp < 0xE000) {
+                jp->p = q - 6;
+                return fail(jp, "lone surrogate escape in a string (no UTF-8 output can hold it)");
+            } else if (cp == 0) {
+                jp->p = q - 6;
+                return fail(jp, "\\u0000 (a NUL character) in a string");
             }
             o += put_utf8(o, cp);
             break;
@@ -449,12 +480,17 @@ static int parse_object(jparser *jp, arena *a, jval *out)
     }
     size_t n = jp->mtop - base;
     out->type = J_OBJECT;
-    out->len = (uint32_t)n;
-    out->has_dups = (uint8_t)has_duplicate_keys(jp->mstack + base, n);
+    out->len = 0;
     out->u.members = NULL;
     if (n) {
+        /* Python's dict: a repeated key keeps its first place, last value */
+        const jmember *src = jp->mstack + base;
         out->u.members = arena_alloc(a, n * sizeof(jmember));
-        memcpy(out->u.members, jp->mstack + base, n * sizeof(jmember));
+        if (has_duplicate_keys(src, n))
+            n = json_dict_members(src, n, out->u.members);
+        else
+            memcpy(out->u.members, src, n * sizeof(jmember));
+        out->len = (uint32_t)n;
     }
     jp->mtop = base;
     return 0;

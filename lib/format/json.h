@@ -10,9 +10,14 @@
  * live in an arena, and a document can be walked member by member so that a
  * huge "data" object never has to be in memory as a whole.
  *
- * Semantics follow Python's json.loads: key order is kept, duplicate keys are
- * kept as they appear (json_get returns the last one, like a Python dict),
- * numbers without fraction/exponent are integers of any size.
+ * Semantics follow Python's json.loads: objects are dicts (key order kept; a
+ * repeated key keeps its first position and its last value, found in linear
+ * time), numbers without fraction/exponent are integers of any size. The
+ * member-wise walk (jp_object_next) hands out keys as written: a caller
+ * walking a big object that way handles repeats itself (dump.c does). Every string must be valid UTF-8
+ * (Python reads the file through its strict codec); lone surrogate escapes
+ * and \u0000, which Python reads but no output of ours can hold, are
+ * refused too.
  */
 #ifndef MSP_JSON_H
 #define MSP_JSON_H

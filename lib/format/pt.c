@@ -96,7 +96,7 @@ static void allow_list(pk_global *g)
 
 typedef struct {
     const char *path;
-    const zip_archive *z;
+    zip_archive *z;
     const char *prefix;      /* "<prefix>/" */
     int big_endian;
     tensor *out;

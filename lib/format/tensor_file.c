@@ -12,6 +12,10 @@ int tensor_load(const char *path, tensor *out)
     mapped_file f;
     if (file_map(path, 0, &f) != 0)
         return -1;
+    /* The header (and a deflated entry) is read here, under a guard; the
+     * elements later, under metrics_compare's or the caller's. */
+    file_guard g;
+    file_guard_begin(&g, &f);
     int rc;
     if (f.size >= 6 && memcmp(f.data, "\x93NUMPY", 6) == 0)
         rc = npy_parse(path, f.data, f.size, out);
@@ -24,6 +28,8 @@ int tensor_load(const char *path, tensor *out)
         rc = err_input(path, "file is empty");
     else
         rc = err_input(path, "not a .npy or .pt tensor file (unknown leading bytes)");
+    if (file_guard_end(&g) != 0)
+        rc = -1;
     if (rc != 0) {
         tensor_free(out);
         file_unmap(&f);

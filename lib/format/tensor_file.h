@@ -5,7 +5,9 @@
 #include "format/tensor.h"
 
 /* Load a .npy or .pt file, chosen by its first bytes (not its suffix).
- * Stored data is used in place from a read-only mapping of the file.
- * Returns 0, or -1 with the error recorded (err_input naming the path). */
+ * Stored data is used in place from a read-only mapping of the file
+ * (out->map): read the elements under a file_guard on it (files.h), as
+ * metrics_compare does. Returns 0, or -1 with the error recorded naming the
+ * path (ERR_CHANGED when the file was truncated while being read). */
 int tensor_load(const char *path, tensor *out);
 #endif

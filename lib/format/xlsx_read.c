@@ -271,19 +271,10 @@ static int open_parts(xlsx_book *b)
     return rc;
 }
 
-xlsx_book *xlsx_open(const char *path)
+static int open_book(xlsx_book *b, const char *path)
 {
-    xlsx_book *b = xcalloc(1, sizeof *b);
-    b->path = xstrdup(path);
-    if (file_map(path, XLSX_MAX_FILE_SIZE - 1, &b->file) != 0) {
-        xlsx_close(b);
-        return NULL;
-    }
-    if (b->file.size < 4 || memcmp(b->file.data, "PK\3\4", 4)) {
-        err_input(path, "malformed xlsx: %s", b->file.size ? "not a zip package" : "the file is empty");
-        xlsx_close(b);
-        return NULL;
-    }
+    if (b->file.size < 4 || memcmp(b->file.data, "PK\3\4", 4))
+        return err_input(path, "malformed xlsx: %s", b->file.size ? "not a zip package" : "the file is empty");
     if (zip_open(&b->zip, b->path, b->file.data, b->file.size) != 0) {
         /* zip.c says what is wrong with the archive; say it is about xlsx */
         char msg[1024];
@@ -293,11 +284,27 @@ xlsx_book *xlsx_open(const char *path)
             m += plen + 2;
         snprintf(msg, sizeof msg, "%s", m);
         err_clear();
-        err_input(path, "malformed xlsx: %s", msg);
+        return err_input(path, "malformed xlsx: %s", msg);
+    }
+    return open_parts(b);
+}
+
+xlsx_book *xlsx_open(const char *path)
+{
+    xlsx_book *b = xcalloc(1, sizeof *b);
+    b->path = xstrdup(path);
+    if (file_map(path, XLSX_MAX_FILE_SIZE - 1, &b->file) != 0) {
         xlsx_close(b);
         return NULL;
     }
-    if (open_parts(b) != 0) {
+    /* Every read of the mapping is guarded (files.h): here and in
+     * xlsx_read_rows. */
+    file_guard g;
+    file_guard_begin(&g, &b->file);
+    int rc = open_book(b, path);
+    if (file_guard_end(&g) != 0)
+        rc = -1;
+    if (rc != 0) {
         xlsx_close(b);
         return NULL;
     }
@@ -506,7 +513,7 @@ static int end_row(sheet_state *s, xlsx_row_fn fn, void *ctx)
     return rc;
 }
 
-int xlsx_read_rows(xlsx_book *b, size_t index, xlsx_row_fn fn, void *ctx)
+static int read_rows(xlsx_book *b, size_t index, xlsx_row_fn fn, void *ctx)
 {
     if (index >= b->nsheets)
         return err_input(b->path, "the workbook has no sheet %zu", index + 1);
@@ -569,6 +576,16 @@ int xlsx_read_rows(xlsx_book *b, size_t index, xlsx_row_fn fn, void *ctx)
     free(s.cells);
     free(s.own);
     sb_free(&s.text);
+    return rc;
+}
+
+int xlsx_read_rows(xlsx_book *b, size_t index, xlsx_row_fn fn, void *ctx)
+{
+    file_guard g;
+    file_guard_begin(&g, &b->file);
+    int rc = read_rows(b, index, fn, ctx);
+    if (file_guard_end(&g) != 0)
+        rc = -1;
     return rc;
 }
 

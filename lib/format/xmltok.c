@@ -4,6 +4,7 @@
  * kept relative to `pos` while a token is being scanned. */
 #include "format/xmltok.h"
 #include "base/err.h"
+#include "base/utf8.h"
 #include "base/mem.h"
 #include "base/le.h"
 
@@ -202,6 +203,9 @@ static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
         size_t run = i;
         while (run < n && s[run] != '&' && s[run] != '\r' && !(attr && (s[run] == '\t' || s[run] == '\n')))
             run++;
+        /* an XML parser (openpyxl's) refuses a part that is not UTF-8 */
+        if (utf8_invalid_at((const char *)s + i, run - i) < run - i)
+            return xml_fail(x, "invalid UTF-8 in text");
         sb_add(sb, s + i, run - i);
         i = run;
         if (i >= n)

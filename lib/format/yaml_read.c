@@ -278,38 +278,6 @@ static int key_text(composer *c, const jval *k, const yaml_mark_t *mark, const c
     return 0;
 }
 
-/* Python dict semantics for members[0..n): each key once, where it first
- * appeared, with its last value. Written into `out` (n slots); returns the
- * number of distinct keys. */
-static size_t dict_members(const jmember *members, size_t n, jmember *out)
-{
-    size_t k = 0;
-    if (n <= 16) {
-        for (size_t i = 0; i < n; i++) {
-            size_t j = 0;
-            while (j < k && !(out[j].keylen == members[i].keylen && !memcmp(out[j].key, members[i].key, members[i].keylen)))
-                j++;
-            if (j == k)
-                out[k++] = members[i];
-            else
-                out[j].val = members[i].val;
-        }
-        return k;
-    }
-    strmap seen;
-    strmap_init(&seen, n);
-    for (size_t i = 0; i < n; i++) {
-        int added;
-        size_t *slot = strmap_put(&seen, members[i].key, members[i].keylen, k, &added);
-        if (added)
-            out[k++] = members[i];
-        else
-            out[*slot].val = members[i].val;
-    }
-    strmap_free(&seen);
-    return k;
-}
-
 /* The members a merge key's value contributes, appended to *merged. */
 static int merge_value(composer *c, const jval *v, const yaml_mark_t *mark, jmember **merged, size_t *nmerged,
                        size_t *cap)
@@ -379,7 +347,7 @@ static int compose_mapping(composer *c, const yaml_event_t *start, jval *out, si
         if (own)
             memcpy(all + nmerged, c->mstack + base, own * sizeof *all);
         jmember *dst = n ? arena_alloc(c->a, n * sizeof *dst) : NULL;
-        size_t k = dict_members(all, n, dst);
+        size_t k = json_dict_members(all, n, dst);
         free(all);
         if (k > UINT32_MAX) {
             rc = fail_at(c, &start->start_mark, "mapping too long");
@@ -536,7 +504,7 @@ int yaml_load_file(const char *path, int rule, arena *a, jval *out)
     if (rule == YAML_SUFFIX_YAML_OR_YML && !path_has_suffix(path, ".yaml") && !path_has_suffix(path, ".yml"))
         return err_input(path, "should be a .yaml (or .yml) file");
     mapped_file f;
-    if (file_map(path, YAML_MAX_FILE_SIZE - 1, &f) != 0)
+    if (file_load(path, YAML_MAX_FILE_SIZE - 1, &f) != 0)
         return -1;
     int rc = yaml_parse(path, f.data ? (const void *)f.data : "", f.size, a, out);
     file_unmap(&f);

@@ -10,10 +10,6 @@
 #include <zlib.h>
 
 
-/* Deflate cannot expand more than about 1032:1; anything claiming more is
- * a forged header or a bomb. */
-#define MAX_DEFLATE_RATIO 1032
-
 /* Is [off, off+len) inside [0, limit)? */
 static int fits(uint64_t off, uint64_t len, uint64_t limit) { return off <= limit && len <= limit - off; }
 
@@ -210,7 +206,7 @@ static int inflate_entry(const zip_archive *z, const zip_entry *e, const unsigne
     return err_input(z->path, "zip entry '%.*s' has corrupt deflate data (%s)", nl, nm, msg ? msg : "zlib error");
 }
 
-int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
+int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
              void **owned)
 {
     *data = NULL;
@@ -235,8 +231,8 @@ int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const un
         return err_input(z->path, "corrupt zip archive: data of '%.*s' (%llu bytes at offset %llu) lies outside the "
                                   "file", nl, nm, (unsigned long long)e->comp_size, (unsigned long long)start);
     if (max_size && e->size > max_size)
-        return err_input(z->path, "zip entry '%.*s' is too large (%llu bytes, the limit is %zu)", nl, nm,
-                         (unsigned long long)e->size, max_size);
+        return err_set(ERR_LIMIT, z->path, "zip entry '%.*s' is too large (%llu bytes, the limit is %zu)", nl, nm,
+                       (unsigned long long)e->size, max_size);
     if (e->method == 0) {
         if (e->comp_size != e->size)
             return err_input(z->path, "corrupt zip archive: stored entry '%.*s' has different sizes", nl, nm);
@@ -244,10 +240,15 @@ int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const un
         *size = (size_t)e->size;
         return 0;
     }
-    if (e->size / MAX_DEFLATE_RATIO > e->comp_size || e->size > SIZE_MAX / 2)
-        return err_input(z->path, "zip entry '%.*s' claims to inflate %llu bytes to %llu, an impossible ratio "
-                                  "(zip bomb?)", nl, nm, (unsigned long long)e->comp_size,
-                         (unsigned long long)e->size);
+    if (e->size > SIZE_MAX / 2 || (e->size > ZIP_RATIO_FREE && e->size / ZIP_MAX_RATIO > e->comp_size))
+        return err_set(ERR_LIMIT, z->path, "zip entry '%.*s' would inflate %llu bytes to %llu, more than %d times "
+                                           "(a zip bomb?); refused", nl, nm, (unsigned long long)e->comp_size,
+                       (unsigned long long)e->size, ZIP_MAX_RATIO);
+    uint64_t budget = (uint64_t)z->size * ZIP_MAX_RATIO;
+    if (e->size > ZIP_RATIO_FREE && z->inflated + e->size > budget)
+        return err_set(ERR_LIMIT, z->path, "zip entries would inflate to more than %d times the archive's %zu bytes "
+                                           "(a zip bomb?); refused at '%.*s'", ZIP_MAX_RATIO, z->size, nl, nm);
+    z->inflated += e->size;
     /* The size comes from the file: running out of memory here is the
      * input's fault, reported as such rather than aborting. */
     unsigned char *buf = malloc(e->size ? (size_t)e->size : 1);

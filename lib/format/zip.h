@@ -13,14 +13,11 @@
  * tensor; torch does not verify them either).  Deflated entries (method 8)
  * are inflated into a new buffer and their CRC-32 is checked.  Before any
  * allocation the declared size is checked against the caller's limit and
- * against the highest ratio deflate can reach, so a zip bomb is refused
- * up front; an entry that inflates to more or less than declared is an
- * error.  Encrypted entries, other methods and multi-disk archives are
- * refused.
+ * the limits below, so a zip bomb is refused up front; an entry that
+ * inflates to more or less than declared is an error.  Encrypted entries,
+ * other methods and multi-disk archives are refused.
  *
- * Writing: a small streaming writer (stored or deflated entries, optional
- * data alignment via a torch-style "FB" padding extra field, ZIP64 when
- * needed or forced), used to produce .pt files and test archives.
+ * (The writer of test archives is tests/support/zip_write.h.)
  */
 #ifndef MSP_ZIP_H
 #define MSP_ZIP_H
@@ -36,12 +33,30 @@ typedef struct {
     uint16_t method, flags;
 } zip_entry;
 
+/* Limits of zip_read() on deflated entries, which it inflates into memory
+ * (xlsx parts are inflated as a stream instead, see xmltok.h):
+ *   - the output never exceeds the entry's declared size;
+ *   - an entry may declare at most ZIP_MAX_RATIO times its compressed size
+ *     (deflate itself reaches 1032:1, which let a 2 MB .pt claim 2.1 GB);
+ *   - all deflated entries read from one archive together may declare at
+ *     most ZIP_MAX_RATIO times the archive's size, so entries sharing their
+ *     compressed bytes (an overlapping bomb) cannot multiply it either.
+ * Entries up to ZIP_RATIO_FREE bytes are exempt from both ratios. Memory
+ * for inflated data is thus at most 32 times the file's size (plus 1 MiB).
+ * Over a limit: ERR_LIMIT naming the entry. torch.save stores its entries
+ * uncompressed; deflated ones come only from re-zipping, and a tensor that
+ * compresses better than 32:1 (mostly zeros) is refused: re-save it with
+ * torch.save. */
+#define ZIP_MAX_RATIO 32
+#define ZIP_RATIO_FREE ((uint64_t)1 << 20)
+
 typedef struct {
     const char *path;       /* for error messages (not owned) */
     const unsigned char *data;
     size_t size;
     zip_entry *entries;
     size_t count;
+    uint64_t inflated;      /* bytes declared by the deflated entries read so far */
 } zip_archive;
 
 /* Read the central directory of data[0..size).  The archive refers to
@@ -55,8 +70,8 @@ const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_le
 /* The uncompressed bytes of an entry.  Stored: *data points into the
  * archive and *owned is NULL.  Deflated: *data == *owned, a malloc'ed
  * buffer for the caller to free().  Entries declaring more than max_size
- * bytes are refused (0: no limit besides the ratio check). */
-int zip_read(const zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
+ * bytes are refused (0: no limit besides the ratios above), ERR_LIMIT. */
+int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
              void **owned);
 
 /* Record signatures and fixed lengths (APPNOTE 6.3). */

@@ -409,6 +409,10 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     }
     progress_expect(pj, map.size);
     size_t reported = 0;
+    /* The mapping is read until the end of this function (the framework
+     * scan included); names and texts are copied out of it. */
+    file_guard guard;
+    file_guard_begin(&guard, &map);
     flattener f = {.d = d, .first_diff = (flags & DUMP_FIRST_DIFF) != 0, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT};
     jparser jp;
     jp_init(&jp, path, map.data, map.size);
@@ -495,6 +499,8 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     progress_add(pj, map.size - reported);
     rc = 0;
 out:
+    if (file_guard_end(&guard) != 0)
+        rc = -1;
     strmap_free(&seen);
     arena_free(&scratch);
     jp_free(&jp);

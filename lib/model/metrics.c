@@ -278,7 +278,7 @@ static void finish(const scan_totals *t, size_t count, tensor_metrics *m)
     set_num(m, MET_FIVE_THOUSANDTHS, round12((double)t->below5 / (double)count));
 }
 
-int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out)
+static int compare_tensors(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out)
 {
     memset(out, 0, sizeof *out);
     out->flags = flags;
@@ -310,6 +310,25 @@ int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tens
         out->msgs |= MSG_DTYPE;
     finish(&t, npu->numel, out);
     return 0;
+}
+
+int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out)
+{
+    /* Both files may be truncated by another process while we stream them:
+     * one guard per file for the whole pass (files.h). */
+    file_guard gn, gb;
+    file_guard_begin(&gn, &npu->map);
+    file_guard_begin(&gb, &bench->map);
+    int rc = compare_tensors(npu, bench, flags, out);
+    int changed_b = file_guard_end(&gb);
+    err_record rb = {0};
+    if (changed_b)
+        err_take(&rb);
+    int changed_n = file_guard_end(&gn);
+    if (changed_b && !changed_n)
+        err_restore(&rb);
+    err_record_free(&rb);
+    return rc != 0 || changed_n != 0 || changed_b != 0 ? -1 : 0;
 }
 
 /* ---- cells ---------------------------------------------------------------- */

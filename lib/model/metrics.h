@@ -94,7 +94,10 @@ typedef struct {
 /* Compare NPU tensor `npu` with bench tensor `bench` (§5.4.2-§5.4.3).
  * Every outcome msprobe reports in the table (empty, 0-d, shape or NaN
  * position mismatch, ...) is a result, not an error.  Returns 0, or -1
- * with an internal error recorded for a tensor of unknown dtype. */
+ * with an internal error recorded for a tensor of unknown dtype, or
+ * ERR_CHANGED naming the file when a tensor file was truncated or rewritten
+ * by another process while being read (the data is read under a file_guard
+ * on each tensor's mapping). */
 int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out);
 
 /* Append the Err_message text of a result (may append nothing). */

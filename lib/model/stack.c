@@ -28,7 +28,7 @@ int stack_load(const char *path, stack_map *s)
     memset(s, 0, sizeof *s);
     s->path = xstrdup(path);
     arena_init(&s->mem, 1 << 20);
-    if (file_map(path, 0, &s->map) != 0)
+    if (file_load(path, 0, &s->map) != 0)
         return -1;
     if (s->map.size == 0)
         return err_input(path, "is empty");

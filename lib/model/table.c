@@ -122,7 +122,7 @@ void csv_append_row(strbuf *sb, const cell *cells, int ncols)
 static int csv_flush(table_writer *t)
 {
     if (t->csv.len && fwrite(t->csv.buf, 1, t->csv.len, t->fp) != t->csv.len)
-        return err_input(t->path, "cannot write: %s", strerror(errno));
+        return err_set(ERR_OUTPUT, t->path, "cannot write: %s", strerror(errno));
     sb_reset(&t->csv);
     return 0;
 }
@@ -138,7 +138,7 @@ int table_append_csv(table_writer *t, const char *text, size_t n)
     if (csv_flush(t) != 0)
         return -1;
     if (n && fwrite(text, 1, n, t->fp) != n)
-        return err_input(t->path, "cannot write: %s", strerror(errno));
+        return err_set(ERR_OUTPUT, t->path, "cannot write: %s", strerror(errno));
     return 0;
 }
 
@@ -146,7 +146,7 @@ int table_append_csv(table_writer *t, const char *text, size_t n)
 
 static int xlsx_fail(table_writer *t, lxw_error e)
 {
-    return err_input(t->path, "cannot write xlsx: %s", lxw_strerror(e));
+    return err_set(ERR_OUTPUT, t->path, "cannot write xlsx: %s", lxw_strerror(e));
 }
 
 /* workbook_close() packs the zip file, where a full disk or a file size
@@ -264,7 +264,7 @@ table_writer *table_open_sheet(const char *path, int format, const char *sheet, 
     if (format == TABLE_CSV) {
         t->fp = fopen(t->tmp, "wb");
         if (!t->fp) {
-            err_input(path, "cannot write: %s", strerror(errno));
+            err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
             table_abort(t);
             return NULL;
         }
@@ -278,7 +278,7 @@ table_writer *table_open_sheet(const char *path, int format, const char *sheet, 
     lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
     t->wb = workbook_new_opt(t->tmp, &opt);
     if (!t->wb) {
-        err_input(path, "cannot create xlsx workbook");
+        err_set(ERR_OUTPUT, path, "cannot create xlsx workbook");
         table_abort(t);
         return NULL;
     }
@@ -330,14 +330,14 @@ static int table_finish(table_writer *t)
     if (t->format == TABLE_CSV) {
         rc = csv_flush(t);
         if (fclose(t->fp) != 0 && rc == 0)
-            rc = err_input(t->path, "cannot write: %s", strerror(errno));
+            rc = err_set(ERR_OUTPUT, t->path, "cannot write: %s", strerror(errno));
         t->fp = NULL;
     } else {
         int sys_errno;
         lxw_error e = workbook_close_quietly(t->wb, &sys_errno);
         t->wb = NULL;
         if (e && sys_errno)
-            rc = err_input(t->path, "cannot write xlsx: %s", strerror(sys_errno));
+            rc = err_set(ERR_OUTPUT, t->path, "cannot write xlsx: %s", strerror(sys_errno));
         else if (e)
             rc = xlsx_fail(t, e);
     }

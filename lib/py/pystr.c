@@ -143,18 +143,9 @@ static void py_format(strbuf *sb, const jval *v, int repr)
         sb_addc(sb, '{');
         uint32_t emitted = 0;
         for (uint32_t i = 0; i < v->len; i++) {
+            /* objects already hold each key once (base/value.h) */
             const jmember *m = &v->u.members[i];
-            /* A Python dict keeps one value per key: the last one, at the
-             * position where the key first appeared. */
-            int seen_before = 0;
-            for (uint32_t j = 0; j < i && !seen_before; j++)
-                seen_before = v->u.members[j].keylen == m->keylen && !memcmp(v->u.members[j].key, m->key, m->keylen);
-            if (seen_before)
-                continue;
             const jval *val = &m->val;
-            for (uint32_t j = i + 1; j < v->len; j++)
-                if (v->u.members[j].keylen == m->keylen && !memcmp(v->u.members[j].key, m->key, m->keylen))
-                    val = &v->u.members[j].val;
             if (emitted++)
                 sb_add(sb, ", ", 2);
             py_repr_str(sb, m->key, m->keylen);

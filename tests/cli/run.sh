@@ -77,12 +77,36 @@ while IFS='|' read -r name code errtext golden args; do
     prog="$BIN"
     case "$args" in " @"*|"@"*) args=$(trim "$args"); args=${args#@}; prog="$W/${args%% *}"; args=${args#* } ;; esac
     # "fsize:BLOCKS ARGS": files may not grow past BLOCKS * 512 bytes, as on
-    # a full disk (writes fail with EFBIG instead of killing the process)
-    fsize=unlimited
-    case "$args" in " fsize:"*|"fsize:"*) args=$(trim "$args"); args=${args#fsize:}; fsize=${args%% *}; args=${args#* } ;; esac
-    # shellcheck disable=SC2086
-    (trap '' XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
-    rc=$?
+    # a full disk (writes fail with EFBIG instead of killing the process);
+    # "xfsz:BLOCKS ARGS" the same with SIGXFSZ left at its default action,
+    # which msprobe itself must ignore
+    fsize=unlimited xfsz=ignore
+    case "$args" in
+    " fsize:"*|"fsize:"*) args=$(trim "$args"); args=${args#fsize:}; fsize=${args%% *}; args=${args#* } ;;
+    " xfsz:"*|"xfsz:"*) args=$(trim "$args"); args=${args#xfsz:}; fsize=${args%% *}; args=${args#* }; xfsz=default ;;
+    esac
+    # "term:GLOB ARGS": SIGTERM as soon as a file named GLOB shows in $O
+    # (a temporary output being written); exit 143 expected, and nothing
+    # may be left in $O
+    term=""
+    case "$args" in " term:"*|"term:"*) args=$(trim "$args"); args=${args#term:}; term=${args%% *}; args=${args#* } ;; esac
+    if [ -n "$term" ]; then
+        # shellcheck disable=SC2086
+        "$prog" $args > "$W/stdout" 2> "$W/stderr" &
+        pid=$!
+        while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$O" -name "$term" 2>/dev/null)" ]; do :; done
+        kill -TERM "$pid" 2>/dev/null
+        { wait "$pid"; } 2>/dev/null
+        rc=$?
+    elif [ "$xfsz" = default ]; then
+        # shellcheck disable=SC2086
+        (trap - XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
+        rc=$?
+    else
+        # shellcheck disable=SC2086
+        (trap '' XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
+        rc=$?
+    fi
     why=""
     [ "$rc" = "$code" ] || why="exit $rc, expected $code"
     if [ -z "$why" ] && [ "$errtext" != "-" ] && ! grep -qF -- "$errtext" "$W/stderr"; then
@@ -92,7 +116,7 @@ while IFS='|' read -r name code errtext golden args; do
         lines=$(grep -vc '^Try ' "$W/stderr")
         [ "$lines" = 1 ] || why="$lines lines on stderr, expected one"
     fi
-    if [ -z "$why" ] && [ "$rc" = 2 ] && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
+    if [ -z "$why" ] && { [ "$rc" = 2 ] || [ -n "$term" ]; } && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
         why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
     fi
     # $O does not exist before the run: a failed run must not leave it

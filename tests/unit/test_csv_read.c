@@ -79,6 +79,24 @@ static void test_open_quote(void **state)
     tu_assert_err("t.csv: malformed csv: a quoted field of row 2 is never closed");
 }
 
+/* pandas decodes the whole file first: a byte that is not UTF-8 anywhere
+ * refuses it; valid UTF-8 of every length is text. */
+static void test_utf8(void **state)
+{
+    int rc;
+    char *got = read_all("\xc3\xa9,\xe4\xb8\xad\n\"\xf0\x9f\x98\x80\"\n", &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(got, "\xc3\xa9|\xe4\xb8\xad\n^\xf0\x9f\x98\x80\n");
+    free(got);
+    static const char *const bad[] = {"a,b\nc,\xff\n", "\"\xed\xa0\x80\"\n", "x,\xe4\xb8"};
+    static const char *const at[] = {"at byte 6", "at byte 1", "at byte 2"};
+    for (int i = 0; i < 3; i++) {
+        free(read_all(bad[i], &rc));
+        assert_int_equal(rc, -1);
+        tu_assert_err("t.csv: malformed csv: invalid UTF-8", at[i]);
+    }
+}
+
 static void test_callback_stops(void **state)
 {
     strbuf text = STRBUF_INIT;
@@ -124,6 +142,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_open_quote),
+        cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_callback_stops),
         cmocka_unit_test(test_round_trip),
     };

@@ -8,6 +8,7 @@
 
 #include "base/files.h"
 #include "base/err.h"
+#include "base/process.h"
 #include "testutil.h"
 
 #include <signal.h>
@@ -405,36 +406,62 @@ static void test_atomic_output(void **state)
     free(sub);
 }
 
-/* An interrupted run removes its temporary files (and still dies of the
- * signal). */
+/* An interrupted run removes its temporary files, however many (no cap),
+ * and still dies of the signal; a signal the process started with ignored
+ * (nohup) stays ignored. The signal comes from outside, as from a shell. */
 static void test_signal_cleanup(void **state)
 {
-    static const int sigs[] = {SIGTERM, SIGINT};
-    for (int i = 0; i < 2; i++) {
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+    for (int i = 0; i < 4; i++) {
+        int sig = i < 3 ? sigs[i] : SIGTERM;
         char name[32];
         snprintf(name, sizeof name, "signal%d", i);
         char *sub = subdir(name);
         char *final = tu_path(sub, "result.xlsx");
+        char *kept = tu_path(sub, "kept.csv");
+        int ready[2];
+        assert_int_equal(pipe(ready), 0);
         fflush(NULL);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-            char *a = out_tmp_create(final), *b = out_tmp_create(final);
-            int ok = a && b && others(sub, NULL) == 2;
+            if (i == 3)
+                signal(SIGHUP, SIG_IGN);
+            process_setup();
+            int ok = 1;
+            for (int k = 0; k < 100 && ok; k++)
+                ok = out_tmp_create(final) != NULL;
+            char *done = out_tmp_create(kept);
+            ok = ok && done && out_tmp_commit(done, kept) == 0 && others(sub, NULL) == 101;
+            char *gone = out_tmp_create(final);
+            out_tmp_discard(gone);
             /* the parent's copies, so that valgrind sees no leak here */
             free(final);
+            free(kept);
             free(sub);
             if (!ok)
                 _exit(3);
-            raise(sigs[i]);
-            _exit(4);
+            if (write(ready[1], "r", 1) != 1)
+                _exit(4);
+            for (;;)
+                pause();
         }
+        close(ready[1]);
+        char c;
+        assert_int_equal(read(ready[0], &c, 1), 1);
+        close(ready[0]);
+        if (i == 3)
+            assert_int_equal(kill(pid, SIGHUP), 0);
+        assert_int_equal(kill(pid, sig), 0);
         int status;
         assert_int_equal(waitpid(pid, &status, 0), pid);
         assert_true(WIFSIGNALED(status));
-        assert_int_equal(WTERMSIG(status), sigs[i]);
-        assert_int_equal(others(sub, NULL), 0);
+        assert_int_equal(WTERMSIG(status), sig);
+        /* only the committed result is left */
+        assert_int_equal(others(sub, "kept.csv"), 0);
+        assert_int_equal(path_kind(kept), PATH_FILE);
         free(final);
+        free(kept);
         free(sub);
     }
 }

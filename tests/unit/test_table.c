@@ -310,7 +310,7 @@ static void xlsx_close(xlsx_file *x)
 }
 
 /* A part of the package as a malloc'ed NUL-terminated text, or NULL. */
-static char *xlsx_part(const xlsx_file *x, const char *name)
+static char *xlsx_part(xlsx_file *x, const char *name)
 {
     const zip_entry *e = zip_find(&x->zip, name, strlen(name));
     if (!e)
@@ -482,6 +482,34 @@ static void test_xlsx_cells_and_fills(void **state)
 
 /* Excel counts a cell's length in UTF-16 units and refuses more than
  * 32767: longer texts are cut at a character boundary. */
+/* Control characters (a JSON name may hold them as \u0001 escapes) are not
+ * allowed in XML: libxlsxwriter writes Excel's _xHHHH_ escapes, which Excel
+ * and openpyxl read back as the character, so the workbook stays valid.
+ * (msprobe 8.1.0 stops there instead: openpyxl refuses to write them.) */
+static void test_xlsx_control_characters(void **state)
+{
+    char *d = fresh_dir("xlsx_ctrl");
+    char *path = tu_path(d, "ctrl.xlsx");
+    static const char *const header[] = {"NPU Name"};
+    table_writer *t = table_open(path, TABLE_XLSX, header, 1);
+    cell row[1] = {cell_str("a\001b\037c\td\ne\x7f", 11)};
+    assert_int_equal(table_row(t, row, FILL_NONE), 0);
+    assert_int_equal(table_close(t), 0);
+    xlsx_file x;
+    xlsx_open(&x, path);
+    char *sheet = xlsx_part(&x, "xl/worksheets/sheet1.xml");
+    for (const char *p = sheet; *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+            fail_msg("raw control character 0x%02x in the sheet XML", *p);
+    char *r = sheet_row(sheet, 2);
+    assert_non_null(strstr(r, "<t>a_x0001_b_x001F_c\td\ne\x7f</t>"));
+    free(r);
+    free(sheet);
+    xlsx_close(&x);
+    free(path);
+    free(d);
+}
+
 static void test_xlsx_long_cells(void **state)
 {
     char *d = fresh_dir("xlsx_long");
@@ -594,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_csv_large_and_atomic),
         cmocka_unit_test(test_abort_and_open_failure),
         cmocka_unit_test(test_xlsx_cells_and_fills),
+        cmocka_unit_test(test_xlsx_control_characters),
         cmocka_unit_test(test_xlsx_long_cells),
         cmocka_unit_test(test_xlsx_second_sheet),
     };

@@ -425,6 +425,13 @@ static void test_malformed_packages(void **state)
         {"xl/_rels/workbook.xml.rels", "<Relationships><Relationship Id=\"rId1\"/></Relationships>",
          "a Relationship without Id or Target"},
         {"xl/sharedStrings.xml", "<sst><si><t>open</si></sst>", "</si> closes <t>"},
+        {"xl/sharedStrings.xml", "<sst><si><t>a\xff</t></si></sst>", "invalid UTF-8 in text"},
+        {"xl/worksheets/sheet1.xml", "<worksheet><sheetData><row><c t=\"inlineStr\"><is><t>\xed\xa0\x80</t></is></c>"
+                                     "</row></sheetData></worksheet>",
+         "invalid UTF-8 in text"},
+        {"xl/worksheets/sheet1.xml", "<worksheet><sheetData><row><c t=\"inlineStr\"><is><t>&#xD800;</t></is></c>"
+                                     "</row></sheetData></worksheet>",
+         "invalid character"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int method = 0; method <= 8; method += 8) {

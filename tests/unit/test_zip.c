@@ -12,6 +12,7 @@
 #include "zip_write.h"
 #include "base/strbuf.h"
 #include "format/zip.h"
+#include "testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,100 @@ static void test_damage_sweep(void **state)
     sb_free(&sb);
 }
 
+/* ---- zip bombs (zip.h: ZIP_MAX_RATIO, ZIP_RATIO_FREE) -------------------- */
+
+static int read_entry(zip_archive *z, size_t i)
+{
+    const unsigned char *d;
+    size_t n;
+    void *owned;
+    int rc = zip_read(z, &z->entries[i], 0, &d, &n, &owned);
+    free(owned);
+    return rc;
+}
+
+static void one_entry(strbuf *sb, const unsigned char *data, size_t size)
+{
+    zip_writer w;
+    sb_reset(sb);
+    zip_writer_init(&w, zip_sink_strbuf, sb);
+    assert_int_equal(zip_writer_add(&w, "top/data/0", data, size, 8), 0);
+    assert_int_equal(zip_writer_finish(&w), 0);
+}
+
+/* Low-entropy bytes: deflate gets about 2:1, well within the ratio. */
+static unsigned char *noise(size_t n)
+{
+    unsigned char *p = malloc(n);
+    unsigned seed = 7;
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = (unsigned char)((seed >> 16) & 0x0f);
+    }
+    return p;
+}
+
+static void test_bomb_limits(void **state)
+{
+    (void)state;
+    strbuf sb = STRBUF_INIT;
+    zip_archive z;
+
+    /* 4 MiB of zeros deflate to a few KB: refused before any allocation */
+    size_t big = (size_t)4 << 20;
+    unsigned char *zeros = calloc(big, 1);
+    one_entry(&sb, zeros, big);
+    assert_int_equal(zip_open(&z, "bomb.pt", (unsigned char *)sb.buf, sb.len), 0);
+    err_clear();
+    assert_int_equal(read_entry(&z, 0), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    tu_assert_err("bomb.pt: zip entry 'top/data/0' would inflate", "more than 32 times (a zip bomb?)");
+    zip_close(&z);
+
+    /* up to ZIP_RATIO_FREE any ratio deflate can reach is fine */
+    one_entry(&sb, zeros, (size_t)ZIP_RATIO_FREE);
+    assert_int_equal(zip_open(&z, "small.pt", (unsigned char *)sb.buf, sb.len), 0);
+    assert_int_equal(read_entry(&z, 0), 0);
+    zip_close(&z);
+    free(zeros);
+
+    /* an ordinary ratio, far beyond the exempt size */
+    size_t n = ZIP_RATIO_FREE + 1;
+    unsigned char *data = noise(n);
+    one_entry(&sb, data, n);
+    assert_int_equal(zip_open(&z, "ok.pt", (unsigned char *)sb.buf, sb.len), 0);
+    assert_int_equal(read_entry(&z, 0), 0);
+    zip_close(&z);
+
+    /* the same entry listed 40 times over the same compressed bytes (an
+     * overlapping bomb): each is fine alone, together they pass 32 times
+     * the archive's size and are refused */
+    size_t cd = find_sig(&sb, ZIP_SIG_CENTRAL, 0), eocd = find_sig(&sb, ZIP_SIG_EOCD, 0);
+    size_t rec = eocd - cd;
+    strbuf many = STRBUF_INIT;
+    sb_add(&many, sb.buf, cd);
+    for (int k = 0; k < 40; k++)
+        sb_add(&many, sb.buf + cd, rec);
+    sb_add(&many, sb.buf + eocd, sb.len - eocd);
+    unsigned char *e = (unsigned char *)many.buf + cd + 40 * rec;
+    le_put16(e + 8, 40);
+    le_put16(e + 10, 40);
+    le_put32(e + 12, (uint32_t)(40 * rec));
+    assert_int_equal(zip_open(&z, "overlap.pt", (unsigned char *)many.buf, many.len), 0);
+    assert_int_equal(z.count, 40);
+    size_t ok = 0;
+    err_clear();
+    while (ok < z.count && read_entry(&z, ok) == 0)
+        ok++;
+    assert_int_equal(ok, (size_t)(many.len * ZIP_MAX_RATIO / n));
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    tu_assert_err("overlap.pt: zip entries would inflate to more than 32 times the archive's");
+    zip_close(&z);
+    free(data);
+    sb_free(&many);
+    sb_free(&sb);
+}
+
 int main(void)
 {
     struct CMUnitTest tests[64] = {
@@ -356,8 +451,9 @@ int main(void)
         cmocka_unit_test(test_zip64_records),
         cmocka_unit_test(test_python_archive),
         cmocka_unit_test(test_damage_sweep),
+        cmocka_unit_test(test_bomb_limits),
     };
-    size_t n = 4;
+    size_t n = 5;
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++)
         tests[n++] = (struct CMUnitTest){ bad_cases[i].name, run_bad, NULL, NULL, (void *)&bad_cases[i] };
     return _cmocka_run_group_tests("test_zip", tests, n, NULL, NULL);
