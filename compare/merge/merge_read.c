@@ -384,10 +384,11 @@ static void choose(rank_reader *rr, const xcell *cells, size_t n, const xcell *n
             } else {
                 id = rr->nchosen++;
                 if (id == rr->capchosen) {
-                    rr->capchosen = rr->capchosen ? 2 * rr->capchosen : 64;
+                    /* three arrays, one capacity (cells: `stride` per name) */
+                    size_t cap = rr->capchosen;
+                    GROW(rr->chosen_names, rr->capchosen, id + 1);
+                    GROW(rr->chosen_lens, cap, id + 1);
                     rr->cells = xrealloc(rr->cells, rr->capchosen * rr->stride * sizeof *rr->cells);
-                    rr->chosen_names = xrealloc(rr->chosen_names, rr->capchosen * sizeof *rr->chosen_names);
-                    rr->chosen_lens = xrealloc(rr->chosen_lens, rr->capchosen * sizeof *rr->chosen_lens);
                 }
                 const char *copy = arena_strndup(&rr->r->a, name->str, name->len);
                 rr->chosen_names[id] = copy;
@@ -403,10 +404,7 @@ static void choose(rank_reader *rr, const xcell *cells, size_t n, const xcell *n
             }
         }
         id_list *l = &rr->per_api[a];
-        if (l->n == l->cap) {
-            l->cap = l->cap ? 2 * l->cap : 16;
-            l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
-        }
+        GROW(l->ids, l->cap, l->n + 1);
         l->ids[l->n++] = id;
     }
 }

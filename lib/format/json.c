@@ -349,19 +349,13 @@ static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
 
 static jval *vpush(jparser *jp)
 {
-    if (jp->vtop == jp->vcap) {
-        jp->vcap = jp->vcap ? jp->vcap * 2 : 64;
-        jp->vstack = xrealloc(jp->vstack, jp->vcap * sizeof *jp->vstack);
-    }
+    GROW(jp->vstack, jp->vcap, jp->vtop + 1);
     return &jp->vstack[jp->vtop++];
 }
 
 static jmember *mpush(jparser *jp)
 {
-    if (jp->mtop == jp->mcap) {
-        jp->mcap = jp->mcap ? jp->mcap * 2 : 64;
-        jp->mstack = xrealloc(jp->mstack, jp->mcap * sizeof *jp->mstack);
-    }
+    GROW(jp->mstack, jp->mcap, jp->mtop + 1);
     return &jp->mstack[jp->mtop++];
 }
 

@@ -265,10 +265,7 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
     f->entry_name = name;
     int added;
     size_t *slot = strmap_put(seen, name, keylen, d->nentries, &added);
-    if (d->nentries == d->entries_cap) {
-        d->entries_cap = d->entries_cap ? d->entries_cap * 2 : 256;
-        d->entries = xrealloc(d->entries, d->entries_cap * sizeof *d->entries);
-    }
+    GROW(d->entries, d->entries_cap, d->nentries + 1);
     /* Rows are always appended; a repeated name (the last value wins in a
      * Python dict, at the first position) re-points the earlier entry. */
     size_t index = added ? d->nentries : *slot;
@@ -278,10 +275,7 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
     if (d->file_type == DUMP_JSON && value->type == J_OBJECT && check_entry(f, value) != 0)
         return -1;
     /* per entry, so that a repeated name counts with its last value only */
-    if (f->md5_cap < d->nentries) {
-        f->md5_cap = d->entries_cap;
-        f->md5 = xrealloc(f->md5, f->md5_cap);
-    }
+    GROW(f->md5, f->md5_cap, d->nentries);
     f->md5[index] = (uint8_t)(d->file_type == DUMP_JSON ? value->type == J_OBJECT && entry_has_md5(value)
                                                          : debug_has_md5(value, 0));
 

@@ -181,10 +181,7 @@ static int slice_shape(flattener *f, const jval *value, strbuf *out)
 
 static dump_row *new_row(dump_data *d)
 {
-    if (d->nrows == d->rows_cap) {
-        d->rows_cap = d->rows_cap ? d->rows_cap * 2 : 1024;
-        d->rows = xrealloc(d->rows, d->rows_cap * sizeof *d->rows);
-    }
+    GROW(d->rows, d->rows_cap, d->nrows + 1);
     dump_row *r = &d->rows[d->nrows++];
     memset(r, 0, sizeof *r);
     r->entry = (uint32_t)d->nentries - 1;
@@ -456,10 +453,7 @@ static int p2p_row(flattener *f, const jval *v)
     } else {
         null_row(f);
     }
-    if (d->np2p == d->p2p_cap) {
-        d->p2p_cap = d->p2p_cap ? d->p2p_cap * 2 : 16;
-        d->p2p = xrealloc(d->p2p, d->p2p_cap * sizeof *d->p2p);
-    }
+    GROW(d->p2p, d->p2p_cap, d->np2p + 1);
     dump_p2p *p = &d->p2p[d->np2p++];
     to_pyval(f, json_get(v, "op"), &p->op);
     to_pyval(f, json_get(v, "peer"), &p->peer);
