@@ -1,4 +1,5 @@
 #include "format/json.h"
+#include "base/memo.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "py/numfmt.h"
@@ -85,33 +86,19 @@ static int literal(jparser *jp, const char *word)
 
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* Dumps repeat their statistics (an op's output is the next op's input):
- * recent number tokens and their values are kept per thread. */
-#define NUMBER_CACHE 4096
-#define NUMBER_CACHE_TEXT 24
-static _Thread_local struct {
-    unsigned char len;  /* 0: empty slot */
-    char text[NUMBER_CACHE_TEXT];
-    double value;
-} number_cache[NUMBER_CACHE];
+/* A number token's value, by its text. */
+static _Thread_local memo number_memo;
 
 static double number_value(const char *s, size_t n)
 {
-    if (n > NUMBER_CACHE_TEXT)
-        return parse_double(s, n);
-    uint64_t h = n * 0x9E3779B97F4A7C15ULL;
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
-        h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+    double v;
+    const memo_slot *hit = memo_get(&number_memo, s, n);
+    if (hit) {
+        memcpy(&v, hit->value, sizeof v);
+        return v;
     }
-    size_t slot = (size_t)(h >> 52);
-    if (number_cache[slot].len == n && !memcmp(number_cache[slot].text, s, n))
-        return number_cache[slot].value;
-    double v = parse_double(s, n);
-    number_cache[slot].len = (unsigned char)n;
-    memcpy(number_cache[slot].text, s, n);
-    number_cache[slot].value = v;
+    v = parse_double(s, n);
+    memo_put(&number_memo, s, n, &v, sizeof v);
     return v;
 }
 

@@ -1,4 +1,5 @@
 #include "model/table.h"
+#include "base/memo.h"
 #include "base/files.h"
 #include "base/outdir.h"
 #include "base/err.h"
@@ -72,14 +73,8 @@ static void csv_text(strbuf *sb, const char *s, size_t n)
     sb->buf[sb->len] = 0;
 }
 
-/* The same numbers come back row after row (an op's output statistics are
- * the next op's input), so recent texts are kept per thread by value. */
-#define G16_CACHE 4096
-static _Thread_local struct {
-    uint64_t bits;
-    unsigned char len;  /* 0: empty slot */
-    char text[NUMFMT_BUFSZ - 1];
-} g16_cache[G16_CACHE];
+/* A number's csv text, by the number's bits. */
+static _Thread_local memo g16_memo;
 
 static void csv_num(strbuf *sb, double x)
 {
@@ -87,20 +82,14 @@ static void csv_num(strbuf *sb, double x)
         sb_adds(sb, isnan(x) ? "nan" : x > 0 ? "inf" : "-inf");
         return;
     }
-    uint64_t bits;
-    memcpy(&bits, &x, 8);
-    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);
-    if (g16_cache[slot].len && g16_cache[slot].bits == bits) {
-        sb_add(sb, g16_cache[slot].text, g16_cache[slot].len);
+    const memo_slot *hit = memo_get(&g16_memo, &x, sizeof x);
+    if (hit) {
+        sb_add(sb, hit->value, hit->value_len);
         return;
     }
     char buf[NUMFMT_BUFSZ];
     size_t n = fmt_g16(x, buf);
-    if (n < sizeof g16_cache[slot].text) {
-        g16_cache[slot].bits = bits;
-        g16_cache[slot].len = (unsigned char)n;
-        memcpy(g16_cache[slot].text, buf, n);
-    }
+    memo_put(&g16_memo, &x, sizeof x, buf, n);
     sb_add(sb, buf, n);
 }
 

@@ -1,4 +1,5 @@
 #include "py/pdnum.h"
+#include "base/memo.h"
 #include "py/numfmt.h"
 
 #include <ctype.h>
@@ -128,14 +129,8 @@ int pd_to_numeric(const char *s, size_t n, double *out)
     return precise_xstrtod(s, n, out);
 }
 
-/* Statistics repeat a lot in dumps (an op's output is the next op's
- * input), so recent answers are kept per thread, by the value's bits. */
-#define ROUNDTRIP_CACHE 4096
-static _Thread_local struct {
-    uint64_t bits;
-    double value;
-    int used;
-} roundtrip_cache[ROUNDTRIP_CACHE];
+/* pd_float_roundtrip() by the value's bits. */
+static _Thread_local memo roundtrip_memo;
 
 static double roundtrip(double x);
 
@@ -143,15 +138,14 @@ double pd_float_roundtrip(double x)
 {
     if (isnan(x) || isinf(x))
         return x;
-    uint64_t bits;
-    memcpy(&bits, &x, 8);
-    size_t slot = (size_t)((bits * 0x9E3779B97F4A7C15ULL) >> 52);
-    if (roundtrip_cache[slot].used && roundtrip_cache[slot].bits == bits)
-        return roundtrip_cache[slot].value;
-    double v = roundtrip(x);
-    roundtrip_cache[slot].bits = bits;
-    roundtrip_cache[slot].value = v;
-    roundtrip_cache[slot].used = 1;
+    double v;
+    const memo_slot *hit = memo_get(&roundtrip_memo, &x, sizeof x);
+    if (hit) {
+        memcpy(&v, hit->value, sizeof v);
+        return v;
+    }
+    v = roundtrip(x);
+    memo_put(&roundtrip_memo, &x, sizeof x, &v, sizeof v);
     return v;
 }
 
