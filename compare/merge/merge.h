@@ -15,21 +15,13 @@
 
 #include "base/arena.h"
 #include "base/strbuf.h"
+#include "py/pyvalue.h"
 
 enum merge_mode { MM_SUMMARY, MM_ALL, MM_MD5, MM_NMODES };
 enum rank_status { RANK_OK, RANK_EMPTY, RANK_MD5, RANK_UNKNOWN };
 
-/* A cell value as msprobe holds it after read_excel. */
-enum mval_kind { MV_MISSING, MV_INT, MV_FLOAT, MV_STR, MV_BOOL };
-typedef struct {
-    unsigned char kind;
-    double num;            /* MV_INT (integral), MV_FLOAT, MV_BOOL (0/1) */
-    const char *str;       /* MV_STR */
-    size_t len;
-} mval;
-
-/* Python str() of a value. */
-void mval_str(strbuf *sb, const mval *v);
+/* Cell values are Python values (py/pyvalue.h) as msprobe holds them after
+ * read_excel; a missing value is pandas' NaN, a PV_FLOAT. */
 
 /* The compare indexes a mode can merge (SUMMARY: 8, ALL: 6). */
 size_t merge_mode_indexes(int mode, const char *const **names);
@@ -54,7 +46,7 @@ typedef struct {
     size_t *name_lens;
     /* values by column: the mode's indexes, then NPU max, then Bench max;
      * vals[k * nnames + i] for row i */
-    mval *vals;
+    pyval *vals;
     size_t *api_rows;      /* per API: rows that matched it */
     arena a;
 } merge_rank;

@@ -174,31 +174,6 @@ int py_float_text(const char *s, size_t n)
     return i == n;
 }
 
-void mval_str(strbuf *sb, const mval *v)
-{
-    char buf[NUMFMT_BUFSZ];
-    switch (v->kind) {
-    case MV_INT:
-        /* exact digits of an integral double; Python has no "-0" int */
-        if (v->num == 0)
-            sb_addc(sb, '0');
-        else
-            sb_addf(sb, "%.0f", v->num);
-        return;
-    case MV_FLOAT:
-        sb_add(sb, buf, fmt_pyrepr(v->num, buf));
-        return;
-    case MV_BOOL:
-        sb_adds(sb, v->num ? "True" : "False");
-        return;
-    case MV_STR:
-        sb_add(sb, v->str, v->len);
-        return;
-    default:
-        sb_adds(sb, "nan");
-    }
-}
-
 /* ---- column typing ------------------------------------------------------------ */
 
 enum col_type { COL_OBJECT, COL_INT, COL_FLOAT, COL_BOOL };
@@ -267,24 +242,27 @@ static int col_type(const col_stat *st)
 }
 
 /* The Python value of cell c in a column of type t (text is borrowed). */
-static mval typed(const xcell *c, int t)
+static pyval typed(const xcell *c, int t)
 {
-    mval v = {MV_STR, 0, "", 0};
+    pyval v = {.kind = PV_STR, .text = ""};
     double x = 0;
     int is_int, b = 0;
     if (t == COL_OBJECT) {
         if (c->kind == XC_NUM) {
-            v.kind = c->num == floor(c->num) && isfinite(c->num) ? MV_INT : MV_FLOAT;
+            v.kind = c->num == floor(c->num) && isfinite(c->num) ? PV_INT : PV_FLOAT;
             v.num = c->num;
+            v.text = NULL;
         } else if (c->kind == XC_BOOL) {
-            v.kind = MV_BOOL;
+            v.kind = PV_BOOL;
             v.num = c->num;
+            v.text = NULL;
         } else if (c->kind == XC_ERROR) {
-            v.kind = MV_FLOAT;
+            v.kind = PV_FLOAT;
             v.num = NAN;
+            v.text = NULL;
         } else if (c->kind == XC_STR) {
-            v.str = c->str;
-            v.len = c->len;
+            v.text = c->str;
+            v.len = (uint32_t)c->len;
         }
         return v;
     }
@@ -296,8 +274,9 @@ static mval typed(const xcell *c, int t)
         x = bool_word(c->str, c->len, &b) && b;
     else
         pandas_number(c->str, c->len, &x, &is_int);
-    v.kind = t == COL_FLOAT ? MV_FLOAT : t == COL_INT ? MV_INT : MV_BOOL;
+    v.kind = t == COL_FLOAT ? PV_FLOAT : t == COL_INT ? PV_INT : PV_BOOL;
     v.num = t == COL_BOOL ? x != 0 : x;
+    v.text = NULL;
     return v;
 }
 

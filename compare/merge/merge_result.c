@@ -282,9 +282,9 @@ static int check_values(const merge_rank *r, const int *pos, size_t npos)
     int rc = 0;
     for (size_t k = 0; k < npos && rc == 0; k++)
         for (size_t i = 0; i < r->nnames && rc == 0; i++) {
-            const mval *v = &r->vals[(size_t)pos[k] * r->nnames + i];
-            if ((rc = checked_value(r, r->names[i], r->name_lens[i])) == 0 && v->kind == MV_STR)
-                rc = checked_value(r, v->str, v->len);
+            const pyval *v = &r->vals[(size_t)pos[k] * r->nnames + i];
+            if ((rc = checked_value(r, r->names[i], r->name_lens[i])) == 0 && v->kind == PV_STR)
+                rc = checked_value(r, v->text, v->len);
         }
     return rc;
 }
@@ -295,18 +295,18 @@ static void substitute(merge_rank *r, const int *pos, size_t nidx, int npu_max, 
     strbuf sb = STRBUF_INIT;
     for (size_t k = 0; k < nidx; k++)
         for (size_t i = 0; i < r->nnames; i++) {
-            mval *v = &r->vals[(size_t)pos[k] * r->nnames + i];
-            if (v->kind != MV_STR || !((v->len == 3 && !memcmp(v->str, "N/A", 3)) ||
-                                       (v->len == 11 && !memcmp(v->str, "unsupported", 11)) ||
-                                       (v->len == 3 && !memcmp(v->str, "Nan", 3))))
+            pyval *v = &r->vals[(size_t)pos[k] * r->nnames + i];
+            if (v->kind != PV_STR || !((v->len == 3 && !memcmp(v->text, "N/A", 3)) ||
+                                       (v->len == 11 && !memcmp(v->text, "unsupported", 11)) ||
+                                       (v->len == 3 && !memcmp(v->text, "Nan", 3))))
                 continue;
             sb_reset(&sb);
             sb_adds(&sb, "NPU:");
-            mval_str(&sb, &r->vals[(size_t)npu_max * r->nnames + i]);
+            py_str_value(&sb, &r->vals[(size_t)npu_max * r->nnames + i]);
             sb_adds(&sb, "  Bench:");
-            mval_str(&sb, &r->vals[(size_t)bench_max * r->nnames + i]);
-            v->str = arena_strndup(&r->a, sb.buf, sb.len);
-            v->len = sb.len;
+            py_str_value(&sb, &r->vals[(size_t)bench_max * r->nnames + i]);
+            v->text = arena_strndup(&r->a, sb.buf, sb.len);
+            v->len = (uint32_t)sb.len;
         }
     sb_free(&sb);
 }
@@ -401,20 +401,20 @@ static int combine(merge_rank *r, size_t n, const merge_config *c, merged *m, wa
 
 /* ---- writing ------------------------------------------------------------------------ */
 
-static cell value_cell(const mval *v)
+static cell value_cell(const pyval *v)
 {
     cell c = {CELL_EMPTY, 0, NULL, 0};
     switch (v->kind) {
-    case MV_INT:
-    case MV_FLOAT:
+    case PV_INT:
+    case PV_FLOAT:
         /* pandas writes NaN (a missing value) as an empty cell */
         if (!isnan(v->num))
             c = cell_num(v->num);
         break;
-    case MV_STR:
-        c = cell_str(v->str, v->len);
+    case PV_STR:
+        c = cell_str(v->text, v->len);
         break;
-    case MV_BOOL:
+    case PV_BOOL:
         c = cell_bool(v->num != 0);
         break;
     default:
@@ -469,7 +469,8 @@ static int write_merged(char **path, const merged *m, size_t *nrows_out, progres
     progress_phase(pj, "write", (uint64_t)m->nindex * nrows, PROGRESS_ITEMS);
     table_writer *t = table_open_sheet(*path, TABLE_XLSX, m->index[0], header, ncols);
     int rc = t ? 0 : -1;
-    static const mval missing = {MV_MISSING, 0, NULL, 0};
+    /* a rank without the row: pandas' NaN, an empty cell */
+    static const pyval missing = {.kind = PV_FLOAT, .num = NAN};
     for (size_t k = 0; k < m->nindex && rc == 0; k++) {
         if (k && (rc = table_next_sheet(t, m->index[k], header, ncols)) != 0)
             break;

@@ -8,23 +8,10 @@
 
 #include "base/arena.h"
 #include "base/value.h"
+#include "py/pyvalue.h"
 
 /* Row states in msprobe's terms; kwargs count as inputs. */
 enum row_state { ST_INPUT, ST_KWARGS, ST_OUTPUT, ST_PARAMS, ST_PARAMS_GRAD, ST_DEBUG };
-
-/* The Python object a statistic (or scalar value) is, as compare sees it. */
-enum pv_kind { PV_NONE, PV_BOOL, PV_INT, PV_FLOAT, PV_STR, PV_OTHER };
-
-typedef struct {
-    uint8_t kind;      /* pv_kind */
-    uint8_t wide_int;  /* PV_INT beyond 64 bits (pandas keeps its column as objects) */
-    uint8_t pd_ok;     /* pandas.to_numeric(str(value)) is a number */
-    uint32_t len;      /* PV_STR / PV_OTHER: text length */
-    double num;        /* PV_BOOL (0/1), PV_INT, PV_FLOAT */
-    double pd_num;     /* pandas.to_numeric(str(value)) for PV_STR and PV_INT; for
-                        * PV_FLOAT the value itself (see pd_float_roundtrip) */
-    const char *text;  /* PV_STR: the string; PV_OTHER: str() of a list/dict */
-} pyval;
 
 typedef struct {
     const char *name;       /* row name */

@@ -80,7 +80,7 @@ static char *text(const merge_rank *r, int col, size_t i)
 {
     static char buf[256];
     strbuf sb = STRBUF_INIT;
-    mval_str(&sb, &r->vals[(size_t)col * r->nnames + i]);
+    py_str_value(&sb, &r->vals[(size_t)col * r->nnames + i]);
     snprintf(buf, sizeof buf, "%s", sb_str(&sb));
     sb_free(&sb);
     return buf;
@@ -120,11 +120,11 @@ static void test_column_typing(void **state)
     assert_string_equal(text(&r, K_MAX_DIFF, 0), "1");
     assert_string_equal(text(&r, K_MAX_DIFF, 1), "N/A");
     assert_string_equal(text(&r, K_MAX_DIFF, 2), "2");
-    assert_int_equal(r.vals[K_MAX_DIFF * r.nnames + 1].kind, MV_STR);
-    assert_int_equal(r.vals[K_MIN_DIFF * r.nnames + 0].kind, MV_FLOAT);
+    assert_int_equal(r.vals[K_MAX_DIFF * r.nnames + 1].kind, PV_STR);
+    assert_int_equal(r.vals[K_MIN_DIFF * r.nnames + 0].kind, PV_FLOAT);
     assert_string_equal(text(&r, K_MIN_DIFF, 0), "1.5");
     assert_string_equal(text(&r, K_MIN_DIFF, 2), "7.0");
-    assert_int_equal(r.vals[K_MEAN_DIFF * r.nnames + 0].kind, MV_BOOL);
+    assert_int_equal(r.vals[K_MEAN_DIFF * r.nnames + 0].kind, PV_BOOL);
     assert_string_equal(text(&r, K_MEAN_DIFF, 1), "False");
     merge_rank_free(&r);
     free(path);
@@ -306,18 +306,19 @@ static void test_py_float_text(void **state)
 static void test_python_str(void **state)
 {
     static const struct {
-        mval v;
+        pyval v;
         const char *want;
     } cases[] = {
-        {{MV_INT, -0.0, NULL, 0}, "0"},       {{MV_INT, 1e20, NULL, 0}, "100000000000000000000"},
-        {{MV_INT, -42, NULL, 0}, "-42"},      {{MV_FLOAT, 2, NULL, 0}, "2.0"},
-        {{MV_FLOAT, 1e-05, NULL, 0}, "1e-05"}, {{MV_FLOAT, INFINITY, NULL, 0}, "inf"},
-        {{MV_FLOAT, NAN, NULL, 0}, "nan"},    {{MV_BOOL, 1, NULL, 0}, "True"},
-        {{MV_STR, 0, "tp-0-1", 6}, "tp-0-1"},
+        {{.kind = PV_INT, .num = -0.0}, "0"},       {{.kind = PV_INT, .num = 1e20}, "100000000000000000000"},
+        {{.kind = PV_INT, .num = -42}, "-42"},      {{.kind = PV_FLOAT, .num = 2}, "2.0"},
+        {{.kind = PV_FLOAT, .num = 1e-05}, "1e-05"}, {{.kind = PV_FLOAT, .num = INFINITY}, "inf"},
+        {{.kind = PV_FLOAT, .num = NAN}, "nan"},    {{.kind = PV_BOOL, .num = 1}, "True"},
+        {{.kind = PV_STR, .text = "tp-0-1", .len = 6}, "tp-0-1"},
+        {{.kind = PV_NONE}, "None"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         strbuf sb = STRBUF_INIT;
-        mval_str(&sb, &cases[i].v);
+        py_str_value(&sb, &cases[i].v);
         assert_string_equal(sb_str(&sb), cases[i].want);
         sb_free(&sb);
     }
