@@ -5,14 +5,20 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+/* A number; blanks around it are allowed, as the newest msprobe strips
+ * them from the items of --rank 0, 1. */
 static int number(const char **p, long *v)
 {
+    while (**p == ' ')
+        (*p)++;
     if (!isdigit((unsigned char)**p))
         return -1;
     char *end;
     *v = strtol(*p, &end, 10);
     if (*v < 0 || *v > 100000000)
         return -1;
+    while (*end == ' ')
+        end++;
     *p = end;
     return 0;
 }
