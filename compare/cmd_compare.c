@@ -10,6 +10,7 @@
 #include "compare/pipeline/summary.h"
 #include "format/json.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/pool.h"
@@ -21,164 +22,128 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cmd_compare_usage(void *stream)
-{
-    fprintf(stream,
-            "usage: msprobe compare -n TARGET -b BENCH [-o OUTDIR] [options]\n"
-            "       msprobe compare -i compare.json [-o OUTDIR] [options]\n"
-            "       msprobe -f pytorch|mindspore compare -i compare.json [-o OUTDIR] [options]\n"
-            "\n"
-            "Compare a target dump (e.g. NPU) with a bench dump (e.g. GPU) written by msprobe, row by\n"
-            "row, and write msprobe's comparison table and advisor file.\n"
-            "TARGET and BENCH: a dump.json (or debug.json), a rank directory, a step directory holding\n"
-            "rank* directories (one result per rank), or a dump root holding step* directories (one\n"
-            "result per step and rank, in OUTDIR/stepN/).\n"
-            "\n"
-            "options:\n"
-            "  -n, -tp, --target_path PATH  target dump (msprobe's npu_path)\n"
-            "  -b, -gp, --golden_path PATH  bench dump (msprobe's bench_path)\n"
-            "  -i, --input_path FILE        compare.json with npu_path, bench_path[, stack_path]\n"
-            "  -o, --output_path [DIR]      output directory (default ./output)\n"
-            "  -s, --stack_mode             add the NPU_Stack_Info column (from stack.json)\n"
-            "  -c, --compare_only           do not write the advisor file\n"
-            "  -da, --diff_analyze          step directories: per-rank first-diff results (JSON), then the\n"
-            "                               first diverging op across ranks, following communication\n"
-            "                               (diff_analyze_*.json); no table, no advisor\n"
-            "  -f, --fuzzy_match            match rows by name without call counters (an API called\n"
-            "                               more or fewer times shifts them)\n"
-            "  -am, --api_mapping [FILE]    MindSpore target vs PyTorch bench: map API names (built-in\n"
-            "                               table, plus the entries of FILE)\n"
-            "  -cm, --cell_mapping [FILE]   map Cell.* names to Module.* (plus the dict of FILE)\n"
-            "  -dm, --data_mapping FILE     explicit target row name -> bench row name dict\n"
-            "  -lm, --layer_mapping [FILE]  MindSpore target: pair rows by their place in the model (FILE:\n"
-            "                               class -> sub-path renames); replaces -dm, writes the pairs\n"
-            "                               as data_mapping_*.yaml\n"
-            "      --format xlsx|csv        result format (default xlsx, like msprobe 8.1.0)\n"
-            "  -j, --jobs N                 compare up to N rank pairs at once (default: all cores)\n"
-            "      --compat                 reproduce msprobe 8.1.0 byte for byte where it only differs by a\n"
-            "                               defect: the 0-d tensor message repeated 16 times\n"
-            "      --fail-on KINDS          exit with status 3 when rows fail: warning (statistics\n"
-            "                               Result Warning), no (tensors: Accuracy No), different\n"
-            "                               (md5 Different), unmatched, any; comma separated\n"
-            "      --summary-json FILE      also write the summary (counts per result) as JSON\n"
-            "      --ranks LIST             only these ranks of step directories, e.g. 0,2,8-15\n"
-            "      --steps LIST             only these steps of a dump root\n"
-            "  -q, --quiet                  print nothing but errors\n"
-            "  -h, --help                   this help\n"
-            "\n"
-            "Exit status: 0 done, 3 rows failed the --fail-on gate, 2 bad input or usage,\n"
-            "1 internal error.\n");
-}
-
 typedef struct {
     const char *target, *bench, *input, *out_dir;
     int stack, compare_only, format, jobs, compat, fuzzy;
     int diff_analyze;
     const char *fail_on, *summary_json, *ranks, *steps;
     mapping_opts mapping;
+    int quiet, mode, tensor_log;
 } cli;
 
-static int is(const char *a, const char *x, const char *y, const char *z)
-{
-    return !strcmp(a, x) || (y && !strcmp(a, y)) || (z && !strcmp(a, z));
-}
+static const opt_choice formats[] = {{"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {NULL, 0, NULL}};
+
+/* msprobe's compare modes (compare_cli.py MODE_DISPATCHER): auto is ours. */
+static const opt_choice modes[] = {
+    {"auto", 0, NULL},
+    {"torchair", 0, "msprobe's compare of torchair graph dumps is not offered here; only -m auto"},
+    {"offline_data", 0, "msprobe's compare of offline (msaccucmp) dump data is not offered here; only -m auto"},
+    {"offline_model", 0, "msprobe's one-step compare of offline models is not offered here; only -m auto"},
+    {"atb", 0, "msprobe's compare of ATB dumps is not offered here; only -m auto"},
+    {NULL, 0, NULL},
+};
+
+#define NOT_OFFLINE_DATA "an option of msprobe's -m offline_data, which is not offered here"
+#define NOT_OFFLINE_MODEL "an option of msprobe's -m offline_model, which is not offered here"
+#define NOT_CONSISTENT "msprobe's compare of training with inference data is not offered here"
+
+static const opt options[] = {
+    OPT_GROUP("dumps"),
+    OPT_STRING("-n -tp --target_path | --npu_path", cli, target, "TARGET", "the target dump (msprobe's npu_path)",
+               .flags = OPT_FILE),
+    OPT_STRING("-b -gp --golden_path | --bench_path", cli, bench, "BENCH", "the bench dump (msprobe's bench_path)",
+               .flags = OPT_FILE),
+    OPT_STRING("-i --input_path", cli, input, "compare.json",
+               "msprobe 8.1.0's compare.json (npu_path, bench_path, optionally stack_path) instead of -n and -b",
+               .flags = OPT_FILE),
+    OPT_CHOICE("-m --mode", cli, mode, modes,
+               "comparison mode: auto, the dumps' task chooses statistics, md5 or tensor; msprobe's torchair, "
+               "offline_data, offline_model and atb modes are not offered",
+               .def = "auto"),
+    OPT_STRING("--ranks --rank", cli, ranks, "LIST", "only these ranks of step directories, e.g. 0,2,8-15"),
+    OPT_STRING("--steps --step", cli, steps, "LIST", "only these steps of a dump root, e.g. 0,4-7"),
+    OPT_GROUP("matching rows"),
+    OPT_BOOL("-f -fm --fuzzy_match", cli, fuzzy,
+             "match rows by name without call counters (an API called more or fewer times shifts them)"),
+    OPT_OPTSTRING("-am --api_mapping", cli, mapping.api_file, "FILE",
+                  "MindSpore target vs PyTorch bench: map API names (built-in table, plus FILE's entries)",
+                  OPT_ALSO_SETS(cli, mapping.api), .flags = OPT_FILE),
+    OPT_OPTSTRING("-cm --cell_mapping", cli, mapping.cell_file, "FILE",
+                  "compare Cell.* rows with Module.* rows (plus FILE's dict of cell paths)",
+                  OPT_ALSO_SETS(cli, mapping.cell), .flags = OPT_FILE),
+    OPT_STRING("-dm --data_mapping", cli, mapping.data_file, "FILE", "a dict of target row name: bench row name",
+               .flags = OPT_FILE),
+    OPT_OPTSTRING("-lm --layer_mapping", cli, mapping.layer_file, "FILE",
+                  "MindSpore target: pair rows by their place in the model (FILE renames sub-paths per class); "
+                  "replaces -dm, writes the pairs as data_mapping_*.yaml",
+                  OPT_ALSO_SETS(cli, mapping.layer), .flags = OPT_FILE),
+    OPT_GROUP("output"),
+    OPT_OPTSTRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed", .def = "./output",
+                  .flags = OPT_DIR),
+    OPT_CHOICE("--format", cli, format, formats,
+               "result format, xlsx like msprobe 8.1.0; the newest msprobe writes csv unless given --xlsx",
+               .def = "xlsx"),
+    OPT_SET_INT("--xlsx", cli, format, TABLE_XLSX,
+                "the newest msprobe's switch to xlsx; xlsx is our default already (--format csv gives csv)"),
+    OPT_BOOL("-s --stack_mode", cli, stack, "add the NPU_Stack_Info column (from the stack.json beside the target)"),
+    OPT_BOOL("-c --compare_only", cli, compare_only, "do not write the advisor file"),
+    OPT_BOOL("-da --diff_analyze", cli, diff_analyze,
+             "step directories: find the first op that diverges across ranks, following communication "
+             "(compare_result_rank*.json, diff_analyze_*.json); no table, no advisor"),
+    OPT_BOOL("--zero-d-repeat | --compat", cli, compat,
+             "repeat the 0-d tensor message 16 times in Err_message, as msprobe 8.1.0 does"),
+    OPT_BOOL("-tensor_log --is_print_compare_log", cli, tensor_log,
+             "accepted, no effect: msprobe logs each tensor it compares, we print a summary line per result"),
+    OPT_GROUP("running"),
+    OPT_STRING("--fail-on", cli, fail_on, "KINDS",
+               "exit with status 3 when rows fail: warning (statistics), no (tensors: Accuracy No), different "
+               "(md5), unmatched, any; comma-separated"),
+    OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
+               .flags = OPT_FILE),
+    OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096,
+            "rank pairs compared at once, and threads of a tensor compare (default: all cores)"),
+    OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
+    OPT_REFUSE("-fr --fusion_rule_file", NOT_OFFLINE_DATA),
+    OPT_REFUSE("-qfr --quant_fusion_rule_file", NOT_OFFLINE_DATA),
+    OPT_REFUSE("-cfr --close_fusion_rule_file", NOT_OFFLINE_DATA),
+    OPT_REFUSE("--input_data", NOT_OFFLINE_MODEL),
+    OPT_REFUSE("--input_shape", NOT_OFFLINE_MODEL),
+    OPT_REFUSE("--output_size", NOT_OFFLINE_MODEL),
+    OPT_REFUSE("--dym_shape_range", NOT_OFFLINE_MODEL),
+    OPT_REFUSE("-ofs --onnx_fusion_switch", NOT_OFFLINE_MODEL),
+    OPT_REFUSE("--consistent_check", NOT_CONSISTENT),
+    OPT_REFUSE("--backend", NOT_CONSISTENT),
+    OPT_END(),
+};
+
+static const opts_spec spec = {
+    .usage = "-n TARGET -b BENCH [-o [DIR]] [options]\n"
+             "-i compare.json [-o [DIR]] [options]",
+    .about = "Compare a target dump (e.g. NPU) with a bench dump (e.g. GPU) written by msprobe, row by row, and "
+             "write msprobe's comparison table (xlsx or csv) and advisor file. The dumps' task sets the mode: "
+             "statistics, md5, or tensor (the tensor files compared element by element).\n"
+             "\n"
+             "TARGET and BENCH: a dump.json (or debug.json), a rank directory, a step directory holding rank* "
+             "directories (one result per rank pair), or a dump root holding step* directories (one result per "
+             "step and rank, in DIR/stepN/). msprobe 8.x's -f pytorch|mindspore may come before 'compare'.",
+    .opts = options,
+    .epilog = "Exit status: 0 done, 3 rows failed the --fail-on gate, 2 bad input or usage, 1 internal error.",
+};
+
+const command compare_command = {
+    "compare", NULL, "compare two dumps row by row: statistics, md5 or tensors; mappings, first diff (-da), CI gate",
+    &spec, cmd_compare,
+};
 
 static int parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
-    o->out_dir = "./output";
-    o->format = TABLE_XLSX;
     o->jobs = pool_cpus();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **dest = NULL;
-        if (is(a, "-h", "--help", NULL)) {
-            cmd_compare_usage(stdout);
-            return -2;
-        } else if (is(a, "-n", "-tp", "--target_path") || !strcmp(a, "--npu_path")) {
-            dest = &o->target;
-        } else if (is(a, "-b", "-gp", "--golden_path") || !strcmp(a, "--bench_path")) {
-            dest = &o->bench;
-        } else if (is(a, "-i", "--input_path", NULL)) {
-            dest = &o->input;
-        } else if (is(a, "-o", "--output_path", NULL)) {
-            /* msprobe: -o without a value means ./output */
-            if (next && next[0] != '-') {
-                o->out_dir = next;
-                i++;
-            }
-            continue;
-        } else if (is(a, "-s", "--stack_mode", NULL)) {
-            o->stack = 1;
-            continue;
-        } else if (is(a, "-c", "--compare_only", NULL)) {
-            o->compare_only = 1;
-            continue;
-        } else if (is(a, "-am", "--api_mapping", NULL) || is(a, "-cm", "--cell_mapping", NULL)) {
-            /* the file is optional: a following option or nothing means none */
-            int api = a[1] == 'a' || a[2] == 'a';
-            const char *file = next && next[0] != '-' ? next : NULL;
-            if (file)
-                i++;
-            if (api) {
-                o->mapping.api = 1;
-                o->mapping.api_file = file;
-            } else {
-                o->mapping.cell = 1;
-                o->mapping.cell_file = file;
-            }
-            continue;
-        } else if (is(a, "-lm", "--layer_mapping", NULL)) {
-            o->mapping.layer = 1;
-            o->mapping.layer_file = next && next[0] != '-' ? next : NULL;
-            if (o->mapping.layer_file)
-                i++;
-            continue;
-        } else if (is(a, "-dm", "--data_mapping", NULL)) {
-            dest = &o->mapping.data_file;
-        } else if (is(a, "-da", "--diff_analyze", NULL)) {
-            o->diff_analyze = 1;
-            continue;
-        } else if (is(a, "-f", "--fuzzy_match", NULL)) {
-            o->fuzzy = 1;
-            continue;
-        } else if (!strcmp(a, "--compat")) {
-            o->compat = 1;
-            continue;
-        } else if (is(a, "-q", "--quiet", NULL)) {
-            log_set_quiet(1);
-            continue;
-        } else if (!strcmp(a, "--format")) {
-            if (!next || (strcmp(next, "xlsx") && strcmp(next, "csv")))
-                return log_usage("--format needs xlsx or csv");
-            o->format = !strcmp(next, "csv") ? TABLE_CSV : TABLE_XLSX;
-            i++;
-            continue;
-        } else if (!strcmp(a, "--fail-on")) {
-            dest = &o->fail_on;
-        } else if (!strcmp(a, "--summary-json")) {
-            dest = &o->summary_json;
-        } else if (!strcmp(a, "--ranks")) {
-            dest = &o->ranks;
-        } else if (!strcmp(a, "--steps")) {
-            dest = &o->steps;
-        } else if (is(a, "-j", "--jobs", NULL)) {
-            char *end;
-            long v = next ? strtol(next, &end, 10) : 0;
-            if (!next || *end || v < 1 || v > 4096)
-                return log_usage("%s needs a number of jobs (1..4096)", a);
-            o->jobs = (int)v;
-            i++;
-            continue;
-        } else {
-            return log_usage(a[0] == '-' ? "unknown option '%s'" : "unexpected argument '%s'", a);
-        }
-        if (!next)
-            return log_usage("%s needs a value", a);
-        *dest = next;
-        i++;
-    }
+    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (rc)
+        return rc > 0 ? -2 : -1;
+    if (o->quiet)
+        log_set_quiet(1);
     if (o->input && (o->target || o->bench))
         return log_usage("give either -i compare.json or -n/-b, not both");
     if (!o->input && (!o->target || !o->bench))
@@ -196,7 +161,7 @@ static int load_compare_json(const char *path, compare_json *cj)
 {
     memset(cj, 0, sizeof *cj);
     mapped_file f;
-    if (file_map(path, 0, &f) != 0)
+    if (file_load(path, 0, &f) != 0)
         return -1;
     arena a;
     arena_init(&a, 4096);

@@ -3,6 +3,7 @@
 #include "parse/commands.h"
 #include "format/jsonw.h"
 #include "base/log.h"
+#include "base/opts.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "format/tensor_file.h"
@@ -11,6 +12,7 @@
 #include "base/strbuf.h"
 #include "format/tensor.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,69 +21,55 @@
 
 enum { DEFAULT_COUNT = 16, PER_ROW = 8, CHUNK = 1024 };
 
-void cmd_parse_usage(void *stream)
-{
-    fprintf(stream,
-            "usage: msprobe parse [options] FILE\n"
-            "       msprobe parse [options] NPU_FILE BENCH_FILE\n"
-            "\n"
-            "One tensor file (.npy or .pt, recognised by content): print its dtype, shape, element\n"
-            "count, max/min/mean/L2 norm, NaN and inf counts and the first values.\n"
-            "Two files: compare them as msprobe compare does in tensor mode and print the six\n"
-            "metrics, the accuracy verdict and the Err_message.\n"
-            "\n"
-            "options:\n"
-            "  -n, --count N     print the first N values (default 16)\n"
-            "  -a, --all         print every value\n"
-            "      --json        one JSON object on stdout instead of text\n"
-            "      --zero-d-repeat\n"
-            "                    repeat the 0-d tensor message 16 times, as msprobe 8.1.0 does\n"
-            "  -h, --help        this help\n"
-            "\n"
-            "Exit status: 0 done, 2 bad input or usage, 1 internal error.\n");
-}
-
 typedef struct {
     const char *file[2];
     int nfiles, json, zero_d_repeat;
     size_t count; /* values to print; SIZE_MAX: all */
+    int count_arg, all;
 } cli;
+
+#define NOT_CONVERTER "the newest msprobe's parse converts Ascend dump files to .npy/.pt; this parse inspects .npy/.pt files given as arguments"
+
+static const opt options[] = {
+    OPT_STRING("FILE", cli, file[0], "FILE", "a tensor file (.npy or .pt, recognised by content)",
+               .flags = OPT_REQUIRED | OPT_FILE),
+    OPT_STRING("BENCH_FILE", cli, file[1], "BENCH_FILE", "a second one: compare FILE (the NPU side) with it",
+               .flags = OPT_FILE),
+    OPT_INT("-n --count", cli, count_arg, "N", 0, INT_MAX, "print the first N values", .def = "16"),
+    OPT_BOOL("-a --all", cli, all, "print every value"),
+    OPT_BOOL("--json", cli, json, "one JSON object on stdout instead of text"),
+    OPT_BOOL("--zero-d-repeat | --compat", cli, zero_d_repeat,
+             "repeat the 0-d tensor message 16 times in Err_message, as msprobe 8.1.0 does"),
+    OPT_REFUSE("-d --dump_path", NOT_CONVERTER),
+    OPT_REFUSE("-t --type", NOT_CONVERTER),
+    OPT_REFUSE("-o --output_path", NOT_CONVERTER),
+    OPT_END(),
+};
+
+static const opts_spec spec = {
+    .usage = "[options] FILE\n"
+             "[options] FILE BENCH_FILE",
+    .about = "One tensor file (.npy or .pt, recognised by content): print its dtype, shape, element count, "
+             "max/min/mean/L2 norm, NaN and inf counts and the first values.\n"
+             "\n"
+             "Two files: compare them as msprobe compare does in tensor mode and print the six metrics, the "
+             "accuracy verdict and the Err_message.",
+    .opts = options,
+    .epilog = "Exit status: 0 done, 2 bad input or usage, 1 internal error.",
+};
+
+const command parse_command = {
+    "parse", NULL, "inspect a tensor file (.npy, .pt), or compare two", &spec, cmd_parse,
+};
 
 static int parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
-    o->count = DEFAULT_COUNT;
-    int options_done = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (options_done || a[0] != '-' || !a[1]) {
-            if (o->nfiles == 2)
-                return log_usage("unexpected argument '%s' (one or two tensor files are expected)", a);
-            o->file[o->nfiles++] = a;
-        } else if (!strcmp(a, "--")) {
-            options_done = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            cmd_parse_usage(stdout);
-            return -2;
-        } else if (!strcmp(a, "-a") || !strcmp(a, "--all")) {
-            o->count = SIZE_MAX;
-        } else if (!strcmp(a, "--json")) {
-            o->json = 1;
-        } else if (!strcmp(a, "--zero-d-repeat")) {
-            o->zero_d_repeat = 1;
-        } else if (!strcmp(a, "-n") || !strcmp(a, "--count")) {
-            char *end;
-            const char *v = i + 1 < argc ? argv[++i] : NULL;
-            long long n = v ? strtoll(v, &end, 10) : -1;
-            if (!v || !*v || *end || n < 0)
-                return log_usage("%s needs a number of values (0 or more)", a);
-            o->count = (size_t)n;
-        } else {
-            return log_usage("unknown option '%s'", a);
-        }
-    }
-    if (o->nfiles == 0)
-        return log_usage("a tensor file is needed");
+    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (rc)
+        return rc > 0 ? -2 : -1;
+    o->nfiles = o->file[1] ? 2 : 1;
+    o->count = o->all ? SIZE_MAX : (size_t)o->count_arg;
     return 0;
 }
 

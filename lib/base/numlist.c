@@ -5,14 +5,20 @@
 #include <ctype.h>
 #include <stdlib.h>
 
+/* A number; blanks around it are allowed, as the newest msprobe strips
+ * them from the items of --rank 0, 1. */
 static int number(const char **p, long *v)
 {
+    while (**p == ' ')
+        (*p)++;
     if (!isdigit((unsigned char)**p))
         return -1;
     char *end;
     *v = strtol(*p, &end, 10);
     if (*v < 0 || *v > 100000000)
         return -1;
+    while (*end == ' ')
+        end++;
     *p = end;
     return 0;
 }
@@ -20,7 +26,7 @@ static int number(const char **p, long *v)
 int numlist_parse(const char *text, const char *what, numlist *out)
 {
     out->ranges = NULL;
-    out->n = 0;
+    out->n = out->cap = 0;
     const char *p = text;
     for (;;) {
         long lo, hi;
@@ -58,5 +64,5 @@ void numlist_free(numlist *l)
 {
     free(l->ranges);
     l->ranges = NULL;
-    l->n = 0;
+    l->n = l->cap = 0;
 }

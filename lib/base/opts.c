@@ -1,0 +1,756 @@
+#include "base/opts.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/mem.h"
+#include "base/strbuf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { NAME_MAX_ = 128 };
+
+static const opt builtins[] = {
+    {.type = OPT_T_HELP, .names = "-h --help", .help = "show this help and exit"},
+    {.type = OPT_T_VERSION, .names = "-V --version", .help = "print the version and exit"},
+    /* the tag lines the man page's OPTIONS must have (tests/cli/options_check.sh) */
+    {.type = OPT_T_HELP_MAN, .names = "--help-man", .flags = OPT_HIDDEN},
+    OPT_END(),
+};
+
+int opts_takes_value(const opt *o)
+{
+    return o->type == OPT_T_STRING || o->type == OPT_T_OPTSTRING || o->type == OPT_T_INT || o->type == OPT_T_CHOICE;
+}
+
+int opts_is_positional(const opt *o) { return o->names && o->names[0] && o->names[0] != '-'; }
+
+static int is_option_entry(const opt *o) { return o->type != OPT_T_GROUP && o->names && !opts_is_positional(o); }
+
+/* The next spelling of `names` from *pos: its start and length, and whether
+ * it is an alias (after '|'). Returns 0 at the end. */
+static int next_token(const char *names, size_t *pos, const char **s, size_t *len, int *alias)
+{
+    size_t p = *pos;
+    int after_bar = *alias;
+    for (;;) {
+        while (names[p] == ' ')
+            p++;
+        if (names[p] != '|')
+            break;
+        after_bar = 1;
+        p++;
+    }
+    if (!names[p])
+        return 0;
+    size_t start = p;
+    while (names[p] && names[p] != ' ' && names[p] != '|')
+        p++;
+    *s = names + start;
+    *len = p - start;
+    *alias = after_bar;
+    *pos = p;
+    return 1;
+}
+
+int opts_next_name(const opt *o, size_t *pos, char *buf, size_t cap)
+{
+    const char *s;
+    size_t len;
+    int alias = 0;
+    if (!o->names || !next_token(o->names, pos, &s, &len, &alias) || alias)
+        return 0;
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    return 1;
+}
+
+/* ---- did you mean ------------------------------------------------------ */
+
+/* Optimal string alignment distance (Levenshtein plus transpositions). */
+static int osa(const char *a, size_t n, const char *b, size_t m)
+{
+    if (n > 64 || m > 64)
+        return 99;
+    int d[65][65];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+int opts_similarity(const char *typed, const char *cand)
+{
+    /* the dashes do not count: -stack_mode is a slip for --stack_mode */
+    while (*typed == '-')
+        typed++;
+    while (*cand == '-')
+        cand++;
+    size_t n = strlen(typed), m = strlen(cand);
+    if (n == m && !memcmp(typed, cand, n))
+        return 0;
+    if (n < 2)
+        return -1;
+    int d = osa(typed, n, cand, m);
+    if (d <= (n >= 6 ? 2 : 1))
+        return d;
+    /* the start of a longer name, slightly misspelt: --stak for --stack_mode */
+    if (n >= 3 && n < m && osa(typed, n, cand, n) <= 1)
+        return osa(typed, n, cand, n) + 1;
+    return -1;
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+typedef struct {
+    const opt **v; /* the spec's entries, then the built-in ones */
+    size_t n;
+} table;
+
+static void table_load(table *t, const opts_spec *spec)
+{
+    size_t n = 0, cap = 0;
+    t->v = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (const opt *o = pass ? builtins : spec->opts; o && o->type != OPT_T_END; o++) {
+            GROW(t->v, cap, n + 1);
+            t->v[n++] = o;
+        }
+    t->n = n;
+}
+
+const opt **opts_entries(const opts_spec *spec, size_t *n)
+{
+    table t;
+    table_load(&t, spec);
+    *n = t.n;
+    return t.v;
+}
+
+static int is_negative_number(const char *a)
+{
+    const char *p = a + 1;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.' && isdigit((unsigned char)p[1])) {
+        p++;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return p > a + 1 && *p == 0;
+}
+
+/* argparse: "-" alone and negative numbers are arguments, not options. */
+static int looks_like_option(const char *a) { return a[0] == '-' && a[1] && !is_negative_number(a); }
+
+typedef struct {
+    size_t entry;          /* index in the table */
+    char name[NAME_MAX_];  /* the spelling it matched, in full */
+    const char *value;     /* after '=' or attached to a one-letter option; NULL: none */
+} match;
+
+static void add_candidate(size_t *cand, size_t *nc, size_t e)
+{
+    for (size_t k = 0; k < *nc; k++)
+        if (cand[k] == e)
+            return;
+    cand[(*nc)++] = e;
+}
+
+static void copy_name(char *dst, const char *s, size_t len)
+{
+    if (len >= NAME_MAX_)
+        len = NAME_MAX_ - 1;
+    memcpy(dst, s, len);
+    dst[len] = 0;
+}
+
+void opts_did_you_mean(strbuf *sb, const char *typed, const char *const *names, size_t n)
+{
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        int s = opts_similarity(typed, names[i]);
+        if (s >= 0 && (best < 0 || s < best))
+            best = s;
+    }
+    if (best < 0)
+        return;
+    int shown = 0;
+    for (size_t i = 0; i < n && shown < 3; i++)
+        if (opts_similarity(typed, names[i]) == best)
+            sb_addf(sb, "%s'%s'", shown++ ? " or " : "; did you mean ", names[i]);
+    sb_addc(sb, '?');
+}
+
+/* The "did you mean" for an unknown option: the closest shown spelling of
+ * each option (one per option). */
+static void suggest(strbuf *sb, const table *t, const char *typed)
+{
+    char (*names)[NAME_MAX_] = xmalloc_array(t->n + 1, NAME_MAX_);
+    const char **ptrs = xmalloc_array(t->n + 1, sizeof *ptrs);
+    size_t n = 0;
+    for (size_t e = 0; e < t->n; e++) {
+        const opt *o = t->v[e];
+        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
+            continue;
+        size_t pos = 0;
+        int best = -1;
+        char name[NAME_MAX_];
+        while (opts_next_name(o, &pos, name, sizeof name)) {
+            int s = opts_similarity(typed, name);
+            if (s >= 0 && (best < 0 || s < best)) {
+                best = s;
+                memcpy(names[n], name, NAME_MAX_);
+            }
+        }
+        if (best >= 0) {
+            ptrs[n] = names[n];
+            n++;
+        }
+    }
+    opts_did_you_mean(sb, typed, ptrs, n);
+    free(ptrs);
+    free(names);
+}
+
+/* Find the option `a` names. 0: found; -1: error recorded. */
+static int lookup(const table *t, const char *a, match *m)
+{
+    const char *eq = strchr(a, '=');
+    size_t alen = eq ? (size_t)(eq - a) : strlen(a);
+    int dbl = a[1] == '-';
+    size_t *cand = xmalloc_array(t->n + 1, sizeof *cand);
+    size_t nc = 0;
+    int rc = -1;
+    m->value = eq ? eq + 1 : NULL;
+    /* an exact spelling, aliases and hidden ones included */
+    for (size_t e = 0; e < t->n; e++) {
+        const opt *o = t->v[e];
+        if (!is_option_entry(o))
+            continue;
+        size_t pos = 0, len;
+        const char *s;
+        int alias = 0;
+        while (next_token(o->names, &pos, &s, &len, &alias))
+            if (len == alen && !memcmp(s, a, len)) {
+                m->entry = e;
+                copy_name(m->name, s, len);
+                rc = 0;
+                goto done;
+            }
+    }
+    /* else a unique prefix of the shown spellings of the same kind */
+    for (size_t e = 0; e < t->n && alen > (size_t)(dbl ? 2 : 1); e++) {
+        const opt *o = t->v[e];
+        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
+            continue;
+        size_t pos = 0, len;
+        const char *s;
+        int alias = 0;
+        while (next_token(o->names, &pos, &s, &len, &alias)) {
+            if (alias || (s[1] == '-') != dbl)
+                continue;
+            if (len > alen && !memcmp(s, a, alen))
+                add_candidate(cand, &nc, e);
+            /* -j4: a one-letter option with its value attached */
+            else if (!dbl && !eq && len == 2 && alen > 2 && s[1] == a[1] && opts_takes_value(o))
+                add_candidate(cand, &nc, e);
+        }
+    }
+    strbuf msg = STRBUF_INIT;
+    if (nc == 1) {
+        const opt *o = t->v[cand[0]];
+        m->entry = cand[0];
+        m->name[0] = 0;
+        for (int attached = 0; attached < 2 && !m->name[0]; attached++) {
+            size_t pos = 0, len;
+            const char *s;
+            int alias = 0;
+            while (next_token(o->names, &pos, &s, &len, &alias)) {
+                if (alias || (s[1] == '-') != dbl)
+                    continue;
+                if (!attached && len > alen && !memcmp(s, a, alen)) {
+                    copy_name(m->name, s, len);
+                    break;
+                }
+                if (attached && len == 2 && s[1] == a[1]) {
+                    copy_name(m->name, s, len);
+                    m->value = a + 2;
+                    break;
+                }
+            }
+        }
+        rc = 0;
+    } else if (nc > 1) {
+        sb_addf(&msg, "option '%.*s' is ambiguous; it could be", (int)alen, a);
+        for (size_t k = 0; k < nc; k++) {
+            const opt *o = t->v[cand[k]];
+            size_t pos = 0, len;
+            const char *s;
+            int alias = 0;
+            while (next_token(o->names, &pos, &s, &len, &alias))
+                if (!alias && (s[1] == '-') == dbl && len > alen && !memcmp(s, a, alen)) {
+                    sb_addf(&msg, "%s %.*s", k ? (k + 1 == nc ? " or" : ",") : "", (int)len, s);
+                    break;
+                }
+        }
+        err_set(ERR_USAGE, NULL, "%s", sb_str(&msg));
+    } else {
+        char typed[NAME_MAX_];
+        copy_name(typed, a, alen);
+        sb_addf(&msg, "unknown option '%s'", typed);
+        suggest(&msg, t, typed);
+        err_set(ERR_USAGE, NULL, "%s", sb_str(&msg));
+    }
+    sb_free(&msg);
+done:
+    free(cand);
+    return rc;
+}
+
+static void choice_list(strbuf *sb, const opt_choice *c, const char *sep, const char *last)
+{
+    size_t n = 0;
+    for (const opt_choice *k = c; k->name; k++)
+        n += !k->refusal;
+    size_t i = 0;
+    for (const opt_choice *k = c; k->name; k++) {
+        if (k->refusal)
+            continue;
+        if (i)
+            sb_adds(sb, i + 1 == n ? last : sep);
+        sb_adds(sb, k->name);
+        i++;
+    }
+}
+
+static void *field(void *dest, size_t off) { return (char *)dest + off; }
+
+/* Store `val` (NULL: the option was given without one) for option o. */
+static int store(const opt *o, const char *name, const char *val, void *dest)
+{
+    switch (o->type) {
+    case OPT_T_SET:
+        *(int *)field(dest, o->off) = (int)o->value;
+        return 0;
+    case OPT_T_STRING:
+        *(const char **)field(dest, o->off) = val;
+        return 0;
+    case OPT_T_OPTSTRING:
+        *(const char **)field(dest, o->off) = val ? val : o->def;
+        if (o->set_off)
+            *(int *)field(dest, o->set_off - 1) = 1;
+        return 0;
+    case OPT_T_INT: {
+        char *end;
+        errno = 0;
+        long long v = strtoll(val, &end, 10);
+        if (!*val || *end || errno || v < o->lo || v > o->hi) {
+            if (o->hi >= INT_MAX)
+                return err_set(ERR_USAGE, NULL, "%s needs a number (%lld or more), not '%s'", name, o->lo, val);
+            return err_set(ERR_USAGE, NULL, "%s needs a number from %lld to %lld, not '%s'", name, o->lo, o->hi, val);
+        }
+        *(int *)field(dest, o->off) = (int)v;
+        return 0;
+    }
+    case OPT_T_CHOICE: {
+        for (const opt_choice *c = o->choices; c->name; c++) {
+            if (strcmp(c->name, val))
+                continue;
+            if (c->refusal)
+                return err_set(ERR_USAGE, NULL, "%s %s: %s", name, val, c->refusal);
+            *(int *)field(dest, o->off) = c->value;
+            return 0;
+        }
+        strbuf sb = STRBUF_INIT;
+        sb_addf(&sb, "%s needs ", name);
+        choice_list(&sb, o->choices, ", ", " or ");
+        sb_addf(&sb, ", not '%s'", val);
+        const char *names[64];
+        size_t n = 0;
+        for (const opt_choice *c = o->choices; c->name && n < 64; c++)
+            if (!c->refusal)
+                names[n++] = c->name;
+        opts_did_you_mean(&sb, val, names, n);
+        err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
+        sb_free(&sb);
+        return -1;
+    }
+    case OPT_T_REFUSE:
+        return err_set(ERR_USAGE, NULL, "%s: %s", name, o->help);
+    default:
+        return 0;
+    }
+}
+
+static void set_defaults(const table *t, void *dest)
+{
+    for (size_t e = 0; e < t->n; e++) {
+        const opt *o = t->v[e];
+        if (!o->def)
+            continue;
+        if (o->type == OPT_T_STRING || o->type == OPT_T_OPTSTRING)
+            *(const char **)field(dest, o->off) = o->def;
+        else if (o->type == OPT_T_INT)
+            *(int *)field(dest, o->off) = (int)strtoll(o->def, NULL, 10);
+        else if (o->type == OPT_T_CHOICE)
+            for (const opt_choice *c = o->choices; c->name; c++)
+                if (!strcmp(c->name, o->def))
+                    *(int *)field(dest, o->off) = c->value;
+    }
+}
+
+/* What the table names an option in messages: "-i/--input_dir", "FILE". */
+static void display_name(strbuf *sb, const opt *o)
+{
+    size_t pos = 0;
+    char name[NAME_MAX_];
+    int k = 0;
+    while (opts_next_name(o, &pos, name, sizeof name))
+        sb_addf(sb, "%s%s", k++ ? "/" : "", name);
+}
+
+static int check_required(const table *t, const unsigned char *given)
+{
+    strbuf sb = STRBUF_INIT;
+    int missing = 0;
+    for (size_t e = 0; e < t->n; e++) {
+        if (!(t->v[e]->flags & OPT_REQUIRED) || given[e])
+            continue;
+        sb_adds(&sb, missing++ ? ", " : "the following arguments are required: ");
+        display_name(&sb, t->v[e]);
+    }
+    if (missing)
+        err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
+    sb_free(&sb);
+    return missing ? -1 : 0;
+}
+
+static int parse(const opts_spec *spec, const table *t, int argc, char **argv, void *dest, int flags, int *next,
+                 unsigned char *given)
+{
+    size_t positional = 0; /* entries of the table searched from here */
+    int only_args = 0;
+    if (next)
+        *next = argc;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_args && !strcmp(a, "--")) {
+            only_args = 1;
+            continue;
+        }
+        if (only_args || !looks_like_option(a)) {
+            if (flags & OPTS_STOP_AT_ARG) {
+                if (next)
+                    *next = i;
+                return 0;
+            }
+            while (positional < t->n && !opts_is_positional(t->v[positional]))
+                positional++;
+            if (positional == t->n)
+                return err_set(ERR_USAGE, NULL, "unexpected argument '%s'", a);
+            const opt *o = t->v[positional];
+            if (store(o, o->names, a, dest) != 0)
+                return -1;
+            given[positional++] = 1;
+            continue;
+        }
+        match m;
+        if (lookup(t, a, &m) != 0)
+            return -1;
+        const opt *o = t->v[m.entry];
+        const char *val = m.value;
+        if (!opts_takes_value(o) && val && o->type != OPT_T_REFUSE)
+            return err_set(ERR_USAGE, NULL, "%s takes no value (got '%s')", m.name, val);
+        if (!val && opts_takes_value(o) && i + 1 < argc && !looks_like_option(argv[i + 1]))
+            val = argv[++i];
+        if (!val && opts_takes_value(o) && o->type != OPT_T_OPTSTRING) {
+            strbuf sb = STRBUF_INIT;
+            if (o->type == OPT_T_CHOICE)
+                choice_list(&sb, o->choices, ", ", " or ");
+            else
+                sb_adds(&sb, o->metavar ? o->metavar : "VALUE");
+            err_set(ERR_USAGE, NULL, "%s needs a value (%s)", m.name, sb_str(&sb));
+            sb_free(&sb);
+            return -1;
+        }
+        given[m.entry] = 1;
+        switch (o->type) {
+        case OPT_T_HELP:
+            opts_help(spec, stdout);
+            return 1;
+        case OPT_T_VERSION:
+            opts_version(stdout);
+            return 1;
+        case OPT_T_HELP_MAN:
+            opts_man_tags(spec, stdout);
+            return 1;
+        default:
+            if (store(o, m.name, val, dest) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int flags, int *next)
+{
+    table t;
+    table_load(&t, spec);
+    unsigned char *given = xcalloc(t.n + 1, 1);
+    set_defaults(&t, dest);
+    int rc = parse(spec, &t, argc, argv, dest, flags, next, given);
+    if (rc == 0)
+        rc = check_required(&t, given);
+    free(given);
+    free(t.v);
+    if (rc < 0 && !(flags & OPTS_NO_REPORT)) {
+        log_usage("%s", err_message());
+        err_clear();
+    }
+    return rc;
+}
+
+/* ---- help ---------------------------------------------------------------- */
+
+/* Words of text[0..n) from column `col` on, wrapped at OPTS_WIDTH with
+ * continuation lines indented by `indent`. */
+static void wrap(FILE *out, const char *text, size_t n, int col, int indent)
+{
+    size_t i = 0;
+    int first = 1;
+    while (i < n) {
+        while (i < n && isspace((unsigned char)text[i]))
+            i++;
+        size_t w = i;
+        while (w < n && !isspace((unsigned char)text[w]))
+            w++;
+        if (w == i)
+            break;
+        int len = (int)(w - i);
+        if (!first && col + 1 + len > OPTS_WIDTH) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (!first) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(text + i, 1, (size_t)len, out);
+        col += len;
+        first = 0;
+        i = w;
+    }
+    fputc('\n', out);
+}
+
+void opts_wrap(FILE *out, const char *text, int indent)
+{
+    /* paragraphs are separated by blank lines; a line that starts with a
+     * space is printed as it is (examples, lists) */
+    strbuf para = STRBUF_INIT;
+    const char *p = text;
+    for (;;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        int plain = len > 0 && p[0] != ' ';
+        if (plain) {
+            sb_add(&para, p, len);
+            sb_addc(&para, ' ');
+        }
+        if (!plain || !eol) {
+            if (para.len) {
+                fprintf(out, "%*s", indent, "");
+                wrap(out, para.buf, para.len, indent, indent);
+                sb_reset(&para);
+            }
+            if (len == 0 && eol)
+                fputc('\n', out);
+            else if (!plain && len)
+                fprintf(out, "%*s%.*s\n", indent, "", (int)len, p);
+        }
+        if (!eol)
+            break;
+        p = eol + 1;
+    }
+    sb_free(&para);
+}
+
+void opts_item(FILE *out, const char *tag, const char *text, int col)
+{
+    int len = fprintf(out, "  %s", tag);
+    if (!text || !*text) {
+        fputc('\n', out);
+        return;
+    }
+    if (len + 2 > col)
+        fprintf(out, "\n%*s", col, "");
+    else
+        fprintf(out, "%*s", col - len, "");
+    wrap(out, text, strlen(text), col, col);
+}
+
+static void value_tag(strbuf *sb, const opt *o)
+{
+    if (o->type == OPT_T_CHOICE) {
+        sb_addc(sb, ' ');
+        choice_list(sb, o->choices, "|", "|");
+    } else if (o->type == OPT_T_OPTSTRING) {
+        sb_addf(sb, " [%s]", o->metavar ? o->metavar : "VALUE");
+    } else if (opts_takes_value(o)) {
+        sb_addf(sb, " %s", o->metavar ? o->metavar : "VALUE");
+    }
+}
+
+static void item(FILE *out, const opt *o)
+{
+    strbuf tag = STRBUF_INIT, text = STRBUF_INIT;
+    if (opts_is_positional(o)) {
+        sb_adds(&tag, o->names);
+    } else {
+        size_t pos = 0;
+        char name[NAME_MAX_];
+        int k = 0;
+        while (opts_next_name(o, &pos, name, sizeof name))
+            sb_addf(&tag, "%s%s", k++ ? ", " : "", name);
+        value_tag(&tag, o);
+    }
+    sb_adds(&text, o->help ? o->help : "");
+    if (o->def && o->type != OPT_T_SET)
+        sb_addf(&text, " (default: %s)", o->def);
+    opts_item(out, sb_str(&tag), sb_str(&text), OPTS_HELP_COL);
+    sb_free(&tag);
+    sb_free(&text);
+}
+
+static void usage_line(FILE *out, const char *head, const char *prog, const char *line, size_t n)
+{
+    int col = fprintf(out, "%s%s ", head, prog);
+    wrap(out, line, n, col, col);
+}
+
+void opts_help(const opts_spec *spec, FILE *out)
+{
+    const char *prog = log_prog();
+    const char *u = spec->usage ? spec->usage : "[options]";
+    for (int k = 0; *u; k++) {
+        const char *eol = strchr(u, '\n');
+        size_t n = eol ? (size_t)(eol - u) : strlen(u);
+        usage_line(out, k ? "       " : "usage: ", prog, u, n);
+        u += n + (eol != NULL);
+    }
+    if (spec->about) {
+        fputc('\n', out);
+        opts_wrap(out, spec->about, 0);
+    }
+    if (spec->more) {
+        fputc('\n', out);
+        spec->more(out);
+    }
+    table t;
+    table_load(&t, spec);
+    int heading = 0;
+    for (size_t e = 0; e < t.n; e++)
+        if (opts_is_positional(t.v[e]) && !(t.v[e]->flags & OPT_HIDDEN)) {
+            if (!heading++)
+                fprintf(out, "\narguments:\n");
+            item(out, t.v[e]);
+        }
+    heading = 0;
+    for (size_t e = 0; e < t.n; e++) {
+        const opt *o = t.v[e];
+        if (o->type == OPT_T_GROUP) {
+            fprintf(out, "\n%s:\n", o->help);
+            heading = 1;
+            continue;
+        }
+        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
+            continue;
+        if (!heading++)
+            fprintf(out, "\noptions:\n");
+        item(out, o);
+    }
+    free(t.v);
+    if (spec->epilog) {
+        fputc('\n', out);
+        opts_wrap(out, spec->epilog, 0);
+    }
+}
+
+void opts_version(FILE *out) { fprintf(out, "msprobe %s (C; compatible with msprobe 8.1.0 compare output)\n", MSPROBE_VERSION); }
+
+/* ---- man page tags --------------------------------------------------------- */
+
+static void roff_escape(strbuf *sb, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '-')
+            sb_adds(sb, "\\-");
+        else if (*s == '\\')
+            sb_adds(sb, "\\e");
+        else
+            sb_addc(sb, *s);
+    }
+}
+
+/* One .TP tag in the style of the pages: spellings bold, separators roman,
+ * the value italic: .BR \-o ", " \-\-output_path " [\fIDIR\fR]" */
+static void man_tag(FILE *out, const opt *o)
+{
+    strbuf sb = STRBUF_INIT;
+    size_t pos = 0;
+    char name[NAME_MAX_];
+    int parts = 0;
+    while (opts_next_name(o, &pos, name, sizeof name)) {
+        if (parts)
+            sb_adds(&sb, " \", \" ");
+        roff_escape(&sb, name);
+        parts += parts ? 2 : 1;
+    }
+    const char *meta = o->metavar ? o->metavar : "VALUE";
+    if (o->type == OPT_T_CHOICE) {
+        sb_adds(&sb, " \" \"");
+        int k = 0;
+        for (const opt_choice *c = o->choices; c->name; c++) {
+            if (c->refusal)
+                continue;
+            sb_adds(&sb, k++ ? " | " : " ");
+            roff_escape(&sb, c->name);
+        }
+        parts += 2;
+    } else if (o->type == OPT_T_OPTSTRING) {
+        sb_addf(&sb, " \" [\\fI%s\\fR]\"", meta);
+        parts++;
+    } else if (opts_takes_value(o)) {
+        sb_addf(&sb, " \" \" \\fI%s\\fR", meta);
+        parts += 2;
+    }
+    fprintf(out, ".TP\n%s %s\n", parts > 1 ? ".BR" : ".B", sb_str(&sb));
+    sb_free(&sb);
+}
+
+void opts_man_tags(const opts_spec *spec, FILE *out)
+{
+    table t;
+    table_load(&t, spec);
+    for (size_t e = 0; e < t.n; e++)
+        if (is_option_entry(t.v[e]) && !(t.v[e]->flags & OPT_HIDDEN))
+            man_tag(out, t.v[e]);
+    free(t.v);
+}

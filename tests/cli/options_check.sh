@@ -1,0 +1,126 @@
+#!/bin/sh
+# Checks of what the option tables generate, run by tests/cli/options_cases.txt
+# through the wrapper tests/cli/options_fixtures.sh makes:
+#
+#   options_check.sh BIN help-width        every --help within 80 columns
+#   options_check.sh BIN man CMD [PAGE]    the OPTIONS of man/msprobe-CMD.1 (or PAGE)
+#                                          are the table's options, in its order
+#   options_check.sh BIN man-commands      msprobe.1 lists every command; each has a page
+#   options_check.sh BIN bash              the bash script parses and completes
+#   options_check.sh BIN zsh               the zsh script parses and completes
+#
+# Exit status 0 when the check holds, 1 with the differences on stderr.
+set -u
+BIN=$1
+what=$2
+shift 2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-opts.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+# The .TP tags of the OPTIONS section of a man page.
+man_tags() {
+    sed -n '/^\.SH OPTIONS$/,/^\.SH /p' "$1" | awk 'prev == ".TP" { print ".TP"; print } { prev = $0 }'
+}
+
+case $what in
+help-width)
+    n=0
+    for c in "" help $("$BIN" --list-commands); do
+        # shellcheck disable=SC2086
+        "$BIN" $c --help > "$T/help" || { echo "msprobe $c --help failed" >&2; fail=1; }
+        [ -s "$T/help" ] || { echo "msprobe $c --help printed nothing" >&2; fail=1; }
+        if awk 'length($0) > 80 { print FILENAME ": " length($0) " columns: " $0; bad = 1 } END { exit bad }' \
+            "$T/help" >&2; then :; else
+            echo "msprobe $c --help is wider than 80 columns" >&2
+            fail=1
+        fi
+        n=$((n + 1))
+    done
+    echo "$n help texts within 80 columns" ;;
+man)
+    cmd=$1
+    if [ "$cmd" = msprobe ]; then page=${2:-$top/man/msprobe.1}; "$BIN" --help-man > "$T/want"
+    else page=${2:-$top/man/msprobe-$cmd.1}; "$BIN" "$cmd" --help-man > "$T/want"; fi
+    [ -s "$T/want" ] || { echo "no --help-man output for $cmd" >&2; exit 1; }
+    man_tags "$page" > "$T/got"
+    if ! diff -u "$T/want" "$T/got" > "$T/diff"; then
+        echo "the OPTIONS of $page differ from the option table (-: table, +: page):" >&2
+        sed 1,2d "$T/diff" >&2
+        fail=1
+    else
+        echo "$(grep -c '^\.TP' "$T/want") options of $cmd match $page"
+    fi ;;
+man-commands)
+    "$BIN" --list-commands | cut -d' ' -f1 | sed 's/^/.TP\n.B /' > "$T/want"
+    sed -n '/^\.SH COMMANDS$/,/^\.SH /p' "$top/man/msprobe.1" |
+        awk 'prev == ".TP" { print ".TP"; print } { prev = $0 }' > "$T/got"
+    diff -u "$T/want" "$T/got" >&2 || { echo "the COMMANDS of msprobe.1 differ from the commands" >&2; fail=1; }
+    for c in $("$BIN" --list-commands | cut -d' ' -f1); do
+        [ -f "$top/man/msprobe-$c.1" ] || { echo "no man page man/msprobe-$c.1" >&2; fail=1; }
+    done ;;
+bash)
+    "$BIN" completion bash > "$T/msprobe.bash" || exit 1
+    bash -n "$T/msprobe.bash" || { echo "the bash script does not parse" >&2; exit 1; }
+    mkdir -p "$T/cwd/dumps" && : > "$T/cwd/a.npy"
+    # the words bash would pass for a command line; the last one is completed
+    offers() {
+        (cd "$T/cwd" && bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _msprobe
+                                  printf "%s\n" "${COMPREPLY[@]}"' "$T/msprobe.bash" "$@") | sort | tr '\n' ' '
+    }
+    expect() {
+        want=$1
+        shift
+        got=$(offers "$@")
+        [ "$got" = "$want " ] || { echo "bash: '$*' offers '$got', expected '$want'" >&2; fail=1; }
+    }
+    expect "compare completion" msprobe comp
+    expect "compare" msprobe compa
+    expect "merge_result" msprobe me
+    expect "--stack_mode --step --steps" msprobe compare --st
+    expect "csv xlsx" msprobe compare --format ""
+    expect "csv" msprobe compare --format = c
+    expect "mindspore pytorch" msprobe -f ""
+    expect "compare completion" msprobe -f pytorch comp
+    expect "compare completion" msprobe --framework = pytorch comp
+    expect "--xlsx" msprobe-compare --xl
+    expect "--xlsx" msprobe compare -o --xl
+    expect "dumps" msprobe compare -o ""
+    expect "a.npy dumps" msprobe compare -tp ""
+    expect "a.npy dumps" msprobe parse ""
+    expect "--all" msprobe parse --a
+    expect "-config" msprobe merge_result -con
+    expect "bash zsh" msprobe completion ""
+    expect "compare completion" msprobe help co
+    [ $fail = 0 ] && echo "bash completion ok" ;;
+zsh)
+    "$BIN" completion zsh > "$T/_msprobe" || exit 1
+    if ! command -v zsh > /dev/null 2>&1; then
+        # the script is still made; without zsh nothing more can be checked
+        echo "zsh not installed: only the script was made"
+        exit 0
+    fi
+    zsh -n "$T/_msprobe" || { echo "the zsh script does not parse" >&2; exit 1; }
+    mkdir -p "$T/cwd/dumps" && : > "$T/cwd/a.npy"
+    expect() {
+        want=$1
+        got=$(cd "$T/cwd" && TMPDIR=$T timeout 20 zsh -f "$top/tests/cli/zsh_complete.zsh" "$T/_msprobe" "$2" |
+            tr '\n' ' ')
+        [ "$got" = "$want " ] || { echo "zsh: '$2' offers '$got', expected '$want'" >&2; fail=1; }
+    }
+    expect "compare completion" "msprobe comp"
+    expect "--stack_mode --step --steps" "msprobe compare --st"
+    expect "csv xlsx" "msprobe compare --format "
+    expect "csv" "msprobe compare --format=c"
+    expect "mindspore pytorch" "msprobe -f "
+    expect "compare completion" "msprobe -f pytorch comp"
+    expect "--xlsx" "msprobe-compare --xl"
+    expect "dumps" "msprobe compare -o "
+    expect "bash zsh" "msprobe completion "
+    [ $fail = 0 ] && echo "zsh completion ok" ;;
+*)
+    echo "options_check.sh: unknown check '$what'" >&2
+    exit 2 ;;
+esac
+exit $fail

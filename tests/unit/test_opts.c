@@ -1,0 +1,376 @@
+/* The option parser every subcommand uses: spellings, argparse's
+ * abbreviations and their ambiguity, `=`, `--`, optional values, required
+ * values that must not swallow the next option, choices, numbers,
+ * positional arguments, "did you mean", and the help text's width. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/numlist.h"
+#include "base/opts.h"
+#include "compare/commands.h"
+#include "parse/commands.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *target, *out, *map_file, *fail_on, *ranks, *file, *file2;
+    int stack, steps_a, steps_b, jobs, format, mode, map, compat, xlsx_sheet, quiet;
+} cli;
+
+static const opt_choice formats[] = {{"xlsx", 1, NULL}, {"csv", 2, NULL}, {NULL, 0, NULL}};
+static const opt_choice modes[] = {{"auto", 0, NULL}, {"torchair", 9, "not offered here"}, {NULL, 0, NULL}};
+
+static const opt table[] = {
+    OPT_STRING("-n -tp --target_path | --npu_path", cli, target, "PATH", "target"),
+    OPT_OPTSTRING("-o --output_path", cli, out, "DIR", "output", .def = "./output"),
+    OPT_OPTSTRING("-am --api_mapping", cli, map_file, "FILE", "mapping", OPT_ALSO_SETS(cli, map)),
+    OPT_BOOL("-s --stack_mode", cli, stack, "stack"),
+    OPT_BOOL("--step", cli, steps_a, "one step"),
+    OPT_BOOL("--steps", cli, steps_b, "steps"),
+    OPT_BOOL("--summary", cli, xlsx_sheet, "summary"),
+    OPT_INT("-j --jobs", cli, jobs, "N", 1, 64, "jobs"),
+    OPT_CHOICE("--format", cli, format, formats, "format", .def = "xlsx"),
+    OPT_CHOICE("-m --mode", cli, mode, modes, "mode"),
+    OPT_BOOL("--zero-d-repeat | --compat", cli, compat, "0-d"),
+    OPT_BOOL("-tensor_log --is_print_compare_log", cli, quiet, "ignored"),
+    OPT_BOOL("-da --diff_analyze", cli, quiet, "da"),
+    OPT_BOOL("-dm", cli, quiet, "dm"),
+    OPT_STRING("--fail-on", cli, fail_on, "KINDS", "gate"),
+    OPT_STRING("--ranks --rank", cli, ranks, "LIST", "ranks"),
+    OPT_REFUSE("-fr --fusion_rule_file", "offline_data is not offered"),
+    OPT_STRING("FILE", cli, file, "FILE", "first"),
+    OPT_STRING("BENCH", cli, file2, "BENCH", "second"),
+    OPT_END(),
+};
+static const opts_spec spec = {.usage = "[options] FILE [BENCH]", .opts = table};
+
+/* Parse the words of `line` (split at spaces) into *o. */
+static int run(cli *o, const char *line)
+{
+    static char buf[512];
+    static char *argv[64];
+    snprintf(buf, sizeof buf, "prog %s", line);
+    int argc = 0;
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    memset(o, 0, sizeof *o);
+    err_clear();
+    return opts_parse(&spec, argc, argv, o, OPTS_NO_REPORT, NULL);
+}
+
+#define assert_error(o, line, text)                            \
+    do {                                                       \
+        assert_int_equal(run(o, line), -1);                    \
+        assert_int_equal(err_cause(), ERR_USAGE);              \
+        assert_string_equal(err_message(), text);              \
+    } while (0)
+
+static void test_spellings_and_values(void **state)
+{
+    cli o;
+    assert_int_equal(run(&o, "-n a"), 0);
+    assert_string_equal(o.target, "a");
+    assert_int_equal(run(&o, "-tp a"), 0);
+    assert_string_equal(o.target, "a");
+    assert_int_equal(run(&o, "--target_path=a=b"), 0);
+    assert_string_equal(o.target, "a=b");
+    assert_int_equal(run(&o, "-n=x"), 0);
+    assert_string_equal(o.target, "x");
+    /* an alias works when typed in full */
+    assert_int_equal(run(&o, "--npu_path p --compat"), 0);
+    assert_string_equal(o.target, "p");
+    assert_int_equal(o.compat, 1);
+    /* the last one wins, as in argparse */
+    assert_int_equal(run(&o, "-n a -n b"), 0);
+    assert_string_equal(o.target, "b");
+    /* single-dash names of several letters */
+    assert_int_equal(run(&o, "-tensor_log"), 0);
+    assert_int_equal(o.quiet, 1);
+    /* a one-letter option's value may be attached */
+    assert_int_equal(run(&o, "-j4"), 0);
+    assert_int_equal(o.jobs, 4);
+    assert_int_equal(run(&o, "-nfoo"), 0);
+    assert_string_equal(o.target, "foo");
+    /* defaults come from the table */
+    assert_int_equal(run(&o, ""), 0);
+    assert_string_equal(o.out, "./output");
+    assert_int_equal(o.format, 1);
+    assert_null(o.target);
+}
+
+static void test_abbreviations(void **state)
+{
+    cli o;
+    /* a unique prefix stands for the option */
+    assert_int_equal(run(&o, "--stack"), 0);
+    assert_int_equal(o.stack, 1);
+    assert_int_equal(run(&o, "--targ x"), 0);
+    assert_string_equal(o.target, "x");
+    assert_int_equal(run(&o, "--form=csv"), 0);
+    assert_int_equal(o.format, 2);
+    assert_int_equal(run(&o, "-tens"), 0);
+    assert_int_equal(o.quiet, 1);
+    /* an exact spelling wins over the longer ones it begins */
+    assert_int_equal(run(&o, "--step"), 0);
+    assert_int_equal(o.steps_a, 1);
+    assert_int_equal(o.steps_b, 0);
+    assert_int_equal(run(&o, "--steps"), 0);
+    assert_int_equal(o.steps_b, 1);
+    /* several options: refused, naming them */
+    assert_error(&o, "--ste", "option '--ste' is ambiguous; it could be --step or --steps");
+    assert_error(&o, "--s", "option '--s' is ambiguous; it could be --stack_mode, --step, --steps or --summary");
+    assert_error(&o, "-d", "option '-d' is ambiguous; it could be -da or -dm");
+    /* aliases are never abbreviated: --comp is no --compat */
+    assert_error(&o, "--comp", "unknown option '--comp'");
+    /* two spellings of one option are not ambiguous */
+    assert_int_equal(run(&o, "--ra 1,2"), 0);
+    assert_string_equal(o.ranks, "1,2");
+    assert_int_equal(run(&o, "--rank 3"), 0);
+    assert_string_equal(o.ranks, "3");
+    /* the hidden --help-man is not abbreviated */
+    assert_error(&o, "--help-", "unknown option '--help-'; did you mean '--help'?");
+}
+
+static void test_double_dash(void **state)
+{
+    cli o;
+    assert_int_equal(run(&o, "-s -- -n --x"), 0);
+    assert_int_equal(o.stack, 1);
+    assert_null(o.target);
+    assert_string_equal(o.file, "-n");
+    assert_string_equal(o.file2, "--x");
+    /* "-" alone is an argument */
+    assert_int_equal(run(&o, "- -s"), 0);
+    assert_string_equal(o.file, "-");
+    assert_error(&o, "a b c", "unexpected argument 'c'");
+    assert_int_equal(run(&o, "a -s b"), 0);
+    assert_string_equal(o.file, "a");
+    assert_string_equal(o.file2, "b");
+}
+
+static void test_optional_values(void **state)
+{
+    cli o;
+    /* -o [DIR]: the default when nothing follows or an option follows */
+    assert_int_equal(run(&o, "-o"), 0);
+    assert_string_equal(o.out, "./output");
+    assert_int_equal(run(&o, "-o -s"), 0);
+    assert_string_equal(o.out, "./output");
+    assert_int_equal(o.stack, 1);
+    assert_int_equal(run(&o, "-o dir -s"), 0);
+    assert_string_equal(o.out, "dir");
+    assert_int_equal(run(&o, "--output_path=d"), 0);
+    assert_string_equal(o.out, "d");
+    /* -am [FILE]: given or not, with or without a file */
+    assert_int_equal(run(&o, "-s"), 0);
+    assert_int_equal(o.map, 0);
+    assert_int_equal(run(&o, "-am"), 0);
+    assert_int_equal(o.map, 1);
+    assert_null(o.map_file);
+    assert_int_equal(run(&o, "-am --stack"), 0);
+    assert_int_equal(o.map, 1);
+    assert_null(o.map_file);
+    assert_int_equal(run(&o, "-am m.yaml"), 0);
+    assert_int_equal(o.map, 1);
+    assert_string_equal(o.map_file, "m.yaml");
+}
+
+static void test_missing_values(void **state)
+{
+    cli o;
+    assert_error(&o, "-n", "-n needs a value (PATH)");
+    /* a following option is not taken as the value */
+    assert_error(&o, "-n -s", "-n needs a value (PATH)");
+    assert_error(&o, "--targ --", "--target_path needs a value (PATH)");
+    assert_error(&o, "--format", "--format needs a value (xlsx or csv)");
+    /* a negative number is a value, as in argparse */
+    assert_error(&o, "-j -3", "-j needs a number from 1 to 64, not '-3'");
+    assert_error(&o, "-j x", "-j needs a number from 1 to 64, not 'x'");
+    assert_error(&o, "-j 4x", "-j needs a number from 1 to 64, not '4x'");
+    assert_error(&o, "--jobs=", "--jobs needs a number from 1 to 64, not ''");
+    /* flags take no value */
+    assert_error(&o, "--stack_mode=1", "--stack_mode takes no value (got '1')");
+}
+
+static void test_choices(void **state)
+{
+    cli o;
+    assert_int_equal(run(&o, "--format csv"), 0);
+    assert_int_equal(o.format, 2);
+    assert_error(&o, "--format ods", "--format needs xlsx or csv, not 'ods'");
+    assert_error(&o, "--format=cvs", "--format needs xlsx or csv, not 'cvs'; did you mean 'csv'?");
+    assert_error(&o, "--format CSV", "--format needs xlsx or csv, not 'CSV'");
+    /* a name msprobe takes that we do not: its own reason */
+    assert_error(&o, "-m torchair", "-m torchair: not offered here");
+    assert_int_equal(run(&o, "-m auto"), 0);
+    assert_error(&o, "-fr x", "-fr: offline_data is not offered");
+    assert_error(&o, "--fusion_rule_file=x", "--fusion_rule_file: offline_data is not offered");
+}
+
+static void test_unknown_options(void **state)
+{
+    cli o;
+    assert_error(&o, "--bogus", "unknown option '--bogus'");
+    assert_error(&o, "--stak", "unknown option '--stak'; did you mean '--stack_mode'?");
+    assert_error(&o, "-stack_mode", "unknown option '-stack_mode'; did you mean '--stack_mode'?");
+    assert_error(&o, "--target-path=x", "unknown option '--target-path'; did you mean '--target_path'?");
+    assert_error(&o, "--fromat", "unknown option '--fromat'; did you mean '--format'?");
+    assert_error(&o, "--tp x", "unknown option '--tp'; did you mean '-tp'?");
+    /* hidden spellings are never suggested */
+    assert_error(&o, "--npu_pat", "unknown option '--npu_pat'");
+    assert_error(&o, "-x", "unknown option '-x'");
+    assert_int_equal(opts_similarity("comapre", "compare"), 1);
+    assert_int_equal(opts_similarity("merge", "merge_result"), 1);
+    assert_int_equal(opts_similarity("frobnicate", "compare"), -1);
+    assert_int_equal(opts_similarity("-x", "-s"), -1);
+}
+
+typedef struct {
+    const char *in, *out, *cfg;
+    int quiet;
+} req_cli;
+
+static void test_required_and_stop(void **state)
+{
+    static const opt req[] = {
+        OPT_STRING("-i --input_dir", req_cli, in, "DIR", "in", .flags = OPT_REQUIRED),
+        OPT_STRING("-o --output_dir", req_cli, out, "DIR", "out", .flags = OPT_REQUIRED),
+        OPT_STRING("-config --config-path", req_cli, cfg, "FILE", "config", .flags = OPT_REQUIRED),
+        OPT_BOOL("-q", req_cli, quiet, "quiet"),
+        OPT_END(),
+    };
+    static const opts_spec rs = {.opts = req};
+    req_cli r = {0};
+    char *argv[] = {"merge", "-i", "x", "-q", NULL};
+    assert_int_equal(opts_parse(&rs, 4, argv, &r, OPTS_NO_REPORT, NULL), -1);
+    assert_string_equal(err_message(),
+                        "the following arguments are required: -o/--output_dir, -config/--config-path");
+    /* argparse abbreviates single-dash names too */
+    char *argv2[] = {"merge", "-i", "x", "-o", "y", "-conf", "c.yaml", NULL};
+    assert_int_equal(opts_parse(&rs, 7, argv2, &r, OPTS_NO_REPORT, NULL), 0);
+    assert_string_equal(r.cfg, "c.yaml");
+    /* global options: stop at the command */
+    char *argv3[] = {"msprobe", "-q", "compare", "-x", NULL};
+    static const opt top[] = {OPT_BOOL("-q", req_cli, quiet, "quiet"), OPT_END()};
+    static const opts_spec ts = {.opts = top};
+    int next = -1;
+    assert_int_equal(opts_parse(&ts, 4, argv3, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), 0);
+    assert_int_equal(next, 2);
+    char *argv4[] = {"msprobe", "-q", NULL};
+    assert_int_equal(opts_parse(&ts, 2, argv4, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), 0);
+    assert_int_equal(next, 2);
+}
+
+static void test_help_and_version(void **state)
+{
+    cli o;
+    fflush(stdout);
+    int saved = dup(1), null = open("/dev/null", O_WRONLY);
+    assert_true(saved >= 0 && null >= 0);
+    dup2(null, 1);
+    int h = run(&o, "-s --he"), v = run(&o, "--version"), m = run(&o, "--help-man");
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(null);
+    assert_int_equal(h, 1);
+    assert_int_equal(v, 1);
+    assert_int_equal(m, 1);
+    /* an error before --help is reported */
+    assert_error(&o, "--bogus --help", "unknown option '--bogus'");
+}
+
+/* Every line of `text` fits in OPTS_WIDTH columns. */
+static void assert_narrow(const char *text)
+{
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > OPTS_WIDTH)
+            fail_msg("%zu columns: %.*s", n, (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+static void test_help_width(void **state)
+{
+    const command *cmds[] = {&compare_command, &merge_result_command, &parse_command};
+    for (size_t k = 0; k < 3; k++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        opts_help(cmds[k]->spec, f);
+        fclose(f);
+        assert_true(len > 200);
+        assert_narrow(buf);
+        free(buf);
+    }
+    /* a tag too long for its column has the text on the next lines */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    opts_item(f, "--an-option-with-a-long-name VALUE",
+              "words words words words words words words words words words words words", 30);
+    fclose(f);
+    assert_string_equal(buf, "  --an-option-with-a-long-name VALUE\n"
+                             "                              words words words words words words words words\n"
+                             "                              words words words words\n");
+    free(buf);
+}
+
+static void test_man_tags(void **state)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    opts_man_tags(&spec, f);
+    fclose(f);
+    assert_non_null(strstr(buf, ".TP\n.BR \\-n \", \" \\-tp \", \" \\-\\-target_path \" \" \\fIPATH\\fR\n"));
+    assert_non_null(strstr(buf, ".TP\n.BR \\-o \", \" \\-\\-output_path \" [\\fIDIR\\fR]\"\n"));
+    assert_non_null(strstr(buf, ".TP\n.BR \\-\\-format \" \" xlsx | csv\n"));
+    assert_non_null(strstr(buf, ".TP\n.B \\-\\-step\n"));
+    /* hidden ones and aliases are not documented as options */
+    assert_null(strstr(buf, "npu_path"));
+    assert_null(strstr(buf, "fusion"));
+    assert_null(strstr(buf, "compat"));
+    free(buf);
+}
+
+/* The newest msprobe's --rank takes "0, 1"; ours also ranges. */
+static void test_rank_lists(void **state)
+{
+    numlist l;
+    assert_int_equal(numlist_parse("0, 2 ,4-5", "--ranks", &l), 0);
+    assert_true(numlist_has(&l, 0) && numlist_has(&l, 2) && numlist_has(&l, 5));
+    assert_false(numlist_has(&l, 1) || numlist_has(&l, 3));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("0,,1", "--ranks", &l), -1);
+    err_clear();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_spellings_and_values),
+        cmocka_unit_test(test_abbreviations),
+        cmocka_unit_test(test_double_dash),
+        cmocka_unit_test(test_optional_values),
+        cmocka_unit_test(test_missing_values),
+        cmocka_unit_test(test_choices),
+        cmocka_unit_test(test_unknown_options),
+        cmocka_unit_test(test_required_and_stop),
+        cmocka_unit_test(test_help_and_version),
+        cmocka_unit_test(test_help_width),
+        cmocka_unit_test(test_man_tags),
+        cmocka_unit_test(test_rank_lists),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
