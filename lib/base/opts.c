@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NAME_MAX_ = 128 };
-
 static const opt builtins[] = {
     {.type = OPT_T_HELP, .names = "-h --help", .help = "show this help and exit"},
     {.type = OPT_T_VERSION, .names = "-V --version", .help = "print the version and exit"},
@@ -27,7 +25,7 @@ int opts_takes_value(const opt *o)
 
 int opts_is_positional(const opt *o) { return o->names && o->names[0] && o->names[0] != '-'; }
 
-static int is_option_entry(const opt *o) { return o->type != OPT_T_GROUP && o->names && !opts_is_positional(o); }
+int opts_is_option(const opt *o) { return o->type != OPT_T_GROUP && o->names && !opts_is_positional(o); }
 
 /* The next spelling of `names` from *pos: its start and length, and whether
  * it is an alias (after '|'). Returns 0 at the end. */
@@ -162,7 +160,7 @@ static int looks_like_option(const char *a) { return a[0] == '-' && a[1] && !is_
 
 typedef struct {
     size_t entry;          /* index in the table */
-    char name[NAME_MAX_];  /* the spelling it matched, in full */
+    char name[OPTS_NAME_MAX];  /* the spelling it matched, in full */
     const char *value;     /* after '=' or attached to a one-letter option; NULL: none */
 } match;
 
@@ -176,8 +174,8 @@ static void add_candidate(size_t *cand, size_t *nc, size_t e)
 
 static void copy_name(char *dst, const char *s, size_t len)
 {
-    if (len >= NAME_MAX_)
-        len = NAME_MAX_ - 1;
+    if (len >= OPTS_NAME_MAX)
+        len = OPTS_NAME_MAX - 1;
     memcpy(dst, s, len);
     dst[len] = 0;
 }
@@ -203,21 +201,21 @@ void opts_did_you_mean(strbuf *sb, const char *typed, const char *const *names, 
  * each option (one per option). */
 static void suggest(strbuf *sb, const table *t, const char *typed)
 {
-    char (*names)[NAME_MAX_] = xmalloc_array(t->n + 1, NAME_MAX_);
+    char (*names)[OPTS_NAME_MAX] = xmalloc_array(t->n + 1, OPTS_NAME_MAX);
     const char **ptrs = xmalloc_array(t->n + 1, sizeof *ptrs);
     size_t n = 0;
     for (size_t e = 0; e < t->n; e++) {
         const opt *o = t->v[e];
-        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
+        if (!opts_is_option(o) || (o->flags & OPT_HIDDEN))
             continue;
         size_t pos = 0;
         int best = -1;
-        char name[NAME_MAX_];
+        char name[OPTS_NAME_MAX];
         while (opts_next_name(o, &pos, name, sizeof name)) {
             int s = opts_similarity(typed, name);
             if (s >= 0 && (best < 0 || s < best)) {
                 best = s;
-                memcpy(names[n], name, NAME_MAX_);
+                memcpy(names[n], name, OPTS_NAME_MAX);
             }
         }
         if (best >= 0) {
@@ -243,7 +241,7 @@ static int lookup(const table *t, const char *a, match *m)
     /* an exact spelling, aliases and hidden ones included */
     for (size_t e = 0; e < t->n; e++) {
         const opt *o = t->v[e];
-        if (!is_option_entry(o))
+        if (!opts_is_option(o))
             continue;
         size_t pos = 0, len;
         const char *s;
@@ -259,7 +257,7 @@ static int lookup(const table *t, const char *a, match *m)
     /* else a unique prefix of the shown spellings of the same kind */
     for (size_t e = 0; e < t->n && alen > (size_t)(dbl ? 2 : 1); e++) {
         const opt *o = t->v[e];
-        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
+        if (!opts_is_option(o) || (o->flags & OPT_HIDDEN))
             continue;
         size_t pos = 0, len;
         const char *s;
@@ -313,7 +311,7 @@ static int lookup(const table *t, const char *a, match *m)
         }
         err_set(ERR_USAGE, NULL, "%s", sb_str(&msg));
     } else {
-        char typed[NAME_MAX_];
+        char typed[OPTS_NAME_MAX];
         copy_name(typed, a, alen);
         sb_addf(&msg, "unknown option '%s'", typed);
         suggest(&msg, t, typed);
@@ -325,7 +323,7 @@ done:
     return rc;
 }
 
-static void choice_list(strbuf *sb, const opt_choice *c, const char *sep, const char *last)
+void opts_choice_list(strbuf *sb, const opt_choice *c, const char *sep, const char *last)
 {
     size_t n = 0;
     for (const opt_choice *k = c; k->name; k++)
@@ -381,7 +379,7 @@ static int store(const opt *o, const char *name, const char *val, void *dest)
         }
         strbuf sb = STRBUF_INIT;
         sb_addf(&sb, "%s needs ", name);
-        choice_list(&sb, o->choices, ", ", " or ");
+        opts_choice_list(&sb, o->choices, ", ", " or ");
         sb_addf(&sb, ", not '%s'", val);
         const char *names[64];
         size_t n = 0;
@@ -421,7 +419,7 @@ static void set_defaults(const table *t, void *dest)
 static void display_name(strbuf *sb, const opt *o)
 {
     size_t pos = 0;
-    char name[NAME_MAX_];
+    char name[OPTS_NAME_MAX];
     int k = 0;
     while (opts_next_name(o, &pos, name, sizeof name))
         sb_addf(sb, "%s%s", k++ ? "/" : "", name);
@@ -484,7 +482,7 @@ static int parse(const opts_spec *spec, const table *t, int argc, char **argv, v
         if (!val && opts_takes_value(o) && o->type != OPT_T_OPTSTRING) {
             strbuf sb = STRBUF_INIT;
             if (o->type == OPT_T_CHOICE)
-                choice_list(&sb, o->choices, ", ", " or ");
+                opts_choice_list(&sb, o->choices, ", ", " or ");
             else
                 sb_adds(&sb, o->metavar ? o->metavar : "VALUE");
             err_set(ERR_USAGE, NULL, "%s needs a value (%s)", m.name, sb_str(&sb));
@@ -528,229 +526,3 @@ int opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int fla
     return rc;
 }
 
-/* ---- help ---------------------------------------------------------------- */
-
-/* Words of text[0..n) from column `col` on, wrapped at OPTS_WIDTH with
- * continuation lines indented by `indent`. */
-static void wrap(FILE *out, const char *text, size_t n, int col, int indent)
-{
-    size_t i = 0;
-    int first = 1;
-    while (i < n) {
-        while (i < n && isspace((unsigned char)text[i]))
-            i++;
-        size_t w = i;
-        while (w < n && !isspace((unsigned char)text[w]))
-            w++;
-        if (w == i)
-            break;
-        int len = (int)(w - i);
-        if (!first && col + 1 + len > OPTS_WIDTH) {
-            fprintf(out, "\n%*s", indent, "");
-            col = indent;
-        } else if (!first) {
-            fputc(' ', out);
-            col++;
-        }
-        fwrite(text + i, 1, (size_t)len, out);
-        col += len;
-        first = 0;
-        i = w;
-    }
-    fputc('\n', out);
-}
-
-void opts_wrap(FILE *out, const char *text, int indent)
-{
-    /* paragraphs are separated by blank lines; a line that starts with a
-     * space is printed as it is (examples, lists) */
-    strbuf para = STRBUF_INIT;
-    const char *p = text;
-    for (;;) {
-        const char *eol = strchr(p, '\n');
-        size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        int plain = len > 0 && p[0] != ' ';
-        if (plain) {
-            sb_add(&para, p, len);
-            sb_addc(&para, ' ');
-        }
-        if (!plain || !eol) {
-            if (para.len) {
-                fprintf(out, "%*s", indent, "");
-                wrap(out, para.buf, para.len, indent, indent);
-                sb_reset(&para);
-            }
-            if (len == 0 && eol)
-                fputc('\n', out);
-            else if (!plain && len)
-                fprintf(out, "%*s%.*s\n", indent, "", (int)len, p);
-        }
-        if (!eol)
-            break;
-        p = eol + 1;
-    }
-    sb_free(&para);
-}
-
-void opts_item(FILE *out, const char *tag, const char *text, int col)
-{
-    int len = fprintf(out, "  %s", tag);
-    if (!text || !*text) {
-        fputc('\n', out);
-        return;
-    }
-    if (len + 2 > col)
-        fprintf(out, "\n%*s", col, "");
-    else
-        fprintf(out, "%*s", col - len, "");
-    wrap(out, text, strlen(text), col, col);
-}
-
-static void value_tag(strbuf *sb, const opt *o)
-{
-    if (o->type == OPT_T_CHOICE) {
-        sb_addc(sb, ' ');
-        choice_list(sb, o->choices, "|", "|");
-    } else if (o->type == OPT_T_OPTSTRING) {
-        sb_addf(sb, " [%s]", o->metavar ? o->metavar : "VALUE");
-    } else if (opts_takes_value(o)) {
-        sb_addf(sb, " %s", o->metavar ? o->metavar : "VALUE");
-    }
-}
-
-static void item(FILE *out, const opt *o)
-{
-    strbuf tag = STRBUF_INIT, text = STRBUF_INIT;
-    if (opts_is_positional(o)) {
-        sb_adds(&tag, o->names);
-    } else {
-        size_t pos = 0;
-        char name[NAME_MAX_];
-        int k = 0;
-        while (opts_next_name(o, &pos, name, sizeof name))
-            sb_addf(&tag, "%s%s", k++ ? ", " : "", name);
-        value_tag(&tag, o);
-    }
-    sb_adds(&text, o->help ? o->help : "");
-    if (o->def && o->type != OPT_T_SET)
-        sb_addf(&text, " (default: %s)", o->def);
-    opts_item(out, sb_str(&tag), sb_str(&text), OPTS_HELP_COL);
-    sb_free(&tag);
-    sb_free(&text);
-}
-
-static void usage_line(FILE *out, const char *head, const char *prog, const char *line, size_t n)
-{
-    int col = fprintf(out, "%s%s ", head, prog);
-    wrap(out, line, n, col, col);
-}
-
-void opts_help(const opts_spec *spec, FILE *out)
-{
-    const char *prog = log_prog();
-    const char *u = spec->usage ? spec->usage : "[options]";
-    for (int k = 0; *u; k++) {
-        const char *eol = strchr(u, '\n');
-        size_t n = eol ? (size_t)(eol - u) : strlen(u);
-        usage_line(out, k ? "       " : "usage: ", prog, u, n);
-        u += n + (eol != NULL);
-    }
-    if (spec->about) {
-        fputc('\n', out);
-        opts_wrap(out, spec->about, 0);
-    }
-    if (spec->more) {
-        fputc('\n', out);
-        spec->more(out);
-    }
-    table t;
-    table_load(&t, spec);
-    int heading = 0;
-    for (size_t e = 0; e < t.n; e++)
-        if (opts_is_positional(t.v[e]) && !(t.v[e]->flags & OPT_HIDDEN)) {
-            if (!heading++)
-                fprintf(out, "\narguments:\n");
-            item(out, t.v[e]);
-        }
-    heading = 0;
-    for (size_t e = 0; e < t.n; e++) {
-        const opt *o = t.v[e];
-        if (o->type == OPT_T_GROUP) {
-            fprintf(out, "\n%s:\n", o->help);
-            heading = 1;
-            continue;
-        }
-        if (!is_option_entry(o) || (o->flags & OPT_HIDDEN))
-            continue;
-        if (!heading++)
-            fprintf(out, "\noptions:\n");
-        item(out, o);
-    }
-    free(t.v);
-    if (spec->epilog) {
-        fputc('\n', out);
-        opts_wrap(out, spec->epilog, 0);
-    }
-}
-
-void opts_version(FILE *out) { fprintf(out, "msprobe %s (C; compatible with msprobe 8.1.0 compare output)\n", MSPROBE_VERSION); }
-
-/* ---- man page tags --------------------------------------------------------- */
-
-static void roff_escape(strbuf *sb, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '-')
-            sb_adds(sb, "\\-");
-        else if (*s == '\\')
-            sb_adds(sb, "\\e");
-        else
-            sb_addc(sb, *s);
-    }
-}
-
-/* One .TP tag in the style of the pages: spellings bold, separators roman,
- * the value italic: .BR \-o ", " \-\-output_path " [\fIDIR\fR]" */
-static void man_tag(FILE *out, const opt *o)
-{
-    strbuf sb = STRBUF_INIT;
-    size_t pos = 0;
-    char name[NAME_MAX_];
-    int parts = 0;
-    while (opts_next_name(o, &pos, name, sizeof name)) {
-        if (parts)
-            sb_adds(&sb, " \", \" ");
-        roff_escape(&sb, name);
-        parts += parts ? 2 : 1;
-    }
-    const char *meta = o->metavar ? o->metavar : "VALUE";
-    if (o->type == OPT_T_CHOICE) {
-        sb_adds(&sb, " \" \"");
-        int k = 0;
-        for (const opt_choice *c = o->choices; c->name; c++) {
-            if (c->refusal)
-                continue;
-            sb_adds(&sb, k++ ? " | " : " ");
-            roff_escape(&sb, c->name);
-        }
-        parts += 2;
-    } else if (o->type == OPT_T_OPTSTRING) {
-        sb_addf(&sb, " \" [\\fI%s\\fR]\"", meta);
-        parts++;
-    } else if (opts_takes_value(o)) {
-        sb_addf(&sb, " \" \" \\fI%s\\fR", meta);
-        parts += 2;
-    }
-    fprintf(out, ".TP\n%s %s\n", parts > 1 ? ".BR" : ".B", sb_str(&sb));
-    sb_free(&sb);
-}
-
-void opts_man_tags(const opts_spec *spec, FILE *out)
-{
-    table t;
-    table_load(&t, spec);
-    for (size_t e = 0; e < t.n; e++)
-        if (is_option_entry(t.v[e]) && !(t.v[e]->flags & OPT_HIDDEN))
-            man_tag(out, t.v[e]);
-    free(t.v);
-}

@@ -144,6 +144,12 @@ int opts_next_name(const opt *o, size_t *pos, char *buf, size_t cap);
 const opt **opts_entries(const opts_spec *spec, size_t *n);
 int opts_takes_value(const opt *o);
 int opts_is_positional(const opt *o);
+/* An option (not a positional argument, not a group heading). */
+int opts_is_option(const opt *o);
+/* The choices of a table entry a user may give, "a, b or c" style. */
+void opts_choice_list(strbuf *sb, const opt_choice *c, const char *sep, const char *last);
+/* Room for one spelling of an option name. */
+enum { OPTS_NAME_MAX = 128 };
 
 /* How far `typed` is from `cand` for a "did you mean": a small number when
  * one could be a slip for the other, -1 when they are unrelated. */
