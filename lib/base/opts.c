@@ -10,63 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const opt builtins[] = {
-    {.type = OPT_T_HELP, .names = "-h --help", .help = "show this help and exit"},
-    {.type = OPT_T_VERSION, .names = "-V --version", .help = "print the version and exit"},
-    /* the tag lines the man page's OPTIONS must have (tests/cli/options_check.sh) */
-    {.type = OPT_T_HELP_MAN, .names = "--help-man", .flags = OPT_HIDDEN},
-    OPT_END(),
-};
-
-int opts_takes_value(const opt *o)
-{
-    return o->type == OPT_T_STRING || o->type == OPT_T_OPTSTRING || o->type == OPT_T_INT || o->type == OPT_T_CHOICE;
-}
-
-int opts_is_positional(const opt *o) { return o->names && o->names[0] && o->names[0] != '-'; }
-
-int opts_is_option(const opt *o) { return o->type != OPT_T_GROUP && o->names && !opts_is_positional(o); }
-
-/* The next spelling of `names` from *pos: its start and length, and whether
- * it is an alias (after '|'). Returns 0 at the end. */
-static int next_token(const char *names, size_t *pos, const char **s, size_t *len, int *alias)
-{
-    size_t p = *pos;
-    int after_bar = *alias;
-    for (;;) {
-        while (names[p] == ' ')
-            p++;
-        if (names[p] != '|')
-            break;
-        after_bar = 1;
-        p++;
-    }
-    if (!names[p])
-        return 0;
-    size_t start = p;
-    while (names[p] && names[p] != ' ' && names[p] != '|')
-        p++;
-    *s = names + start;
-    *len = p - start;
-    *alias = after_bar;
-    *pos = p;
-    return 1;
-}
-
-int opts_next_name(const opt *o, size_t *pos, char *buf, size_t cap)
-{
-    const char *s;
-    size_t len;
-    int alias = 0;
-    if (!o->names || !next_token(o->names, pos, &s, &len, &alias) || alias)
-        return 0;
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(buf, s, len);
-    buf[len] = 0;
-    return 1;
-}
-
 /* ---- did you mean ------------------------------------------------------ */
 
 /* Optimal string alignment distance (Levenshtein plus transpositions). */
@@ -122,25 +65,7 @@ typedef struct {
     size_t n;
 } table;
 
-static void table_load(table *t, const opts_spec *spec)
-{
-    size_t n = 0, cap = 0;
-    t->v = NULL;
-    for (int pass = 0; pass < 2; pass++)
-        for (const opt *o = pass ? builtins : spec->opts; o && o->type != OPT_T_END; o++) {
-            GROW(t->v, cap, n + 1);
-            t->v[n++] = o;
-        }
-    t->n = n;
-}
-
-const opt **opts_entries(const opts_spec *spec, size_t *n)
-{
-    table t;
-    table_load(&t, spec);
-    *n = t.n;
-    return t.v;
-}
+static void table_load(table *t, const opts_spec *spec) { t->v = opts_entries(spec, &t->n); }
 
 static int is_negative_number(const char *a)
 {
@@ -246,7 +171,7 @@ static int lookup(const table *t, const char *a, match *m)
         size_t pos = 0, len;
         const char *s;
         int alias = 0;
-        while (next_token(o->names, &pos, &s, &len, &alias))
+        while (opts_next_token(o->names, &pos, &s, &len, &alias))
             if (len == alen && !memcmp(s, a, len)) {
                 m->entry = e;
                 copy_name(m->name, s, len);
@@ -262,7 +187,7 @@ static int lookup(const table *t, const char *a, match *m)
         size_t pos = 0, len;
         const char *s;
         int alias = 0;
-        while (next_token(o->names, &pos, &s, &len, &alias)) {
+        while (opts_next_token(o->names, &pos, &s, &len, &alias)) {
             if (alias || (s[1] == '-') != dbl)
                 continue;
             if (len > alen && !memcmp(s, a, alen))
@@ -281,7 +206,7 @@ static int lookup(const table *t, const char *a, match *m)
             size_t pos = 0, len;
             const char *s;
             int alias = 0;
-            while (next_token(o->names, &pos, &s, &len, &alias)) {
+            while (opts_next_token(o->names, &pos, &s, &len, &alias)) {
                 if (alias || (s[1] == '-') != dbl)
                     continue;
                 if (!attached && len > alen && !memcmp(s, a, alen)) {
@@ -303,7 +228,7 @@ static int lookup(const table *t, const char *a, match *m)
             size_t pos = 0, len;
             const char *s;
             int alias = 0;
-            while (next_token(o->names, &pos, &s, &len, &alias))
+            while (opts_next_token(o->names, &pos, &s, &len, &alias))
                 if (!alias && (s[1] == '-') == dbl && len > alen && !memcmp(s, a, alen)) {
                     sb_addf(&msg, "%s %.*s", k ? (k + 1 == nc ? " or" : ",") : "", (int)len, s);
                     break;
@@ -321,22 +246,6 @@ static int lookup(const table *t, const char *a, match *m)
 done:
     free(cand);
     return rc;
-}
-
-void opts_choice_list(strbuf *sb, const opt_choice *c, const char *sep, const char *last)
-{
-    size_t n = 0;
-    for (const opt_choice *k = c; k->name; k++)
-        n += !k->refusal;
-    size_t i = 0;
-    for (const opt_choice *k = c; k->name; k++) {
-        if (k->refusal)
-            continue;
-        if (i)
-            sb_adds(sb, i + 1 == n ? last : sep);
-        sb_adds(sb, k->name);
-        i++;
-    }
 }
 
 static void *field(void *dest, size_t off) { return (char *)dest + off; }

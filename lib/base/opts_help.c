@@ -1,6 +1,6 @@
 /* What the option tables say to people: --help text wrapped to 80 columns,
  * and the tag lines a manual page's OPTIONS section must have. */
-#include "base/opts.h"
+#include "base/opts_help.h"
 #include "base/log.h"
 #include "base/strbuf.h"
 
