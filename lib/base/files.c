@@ -420,11 +420,11 @@ void out_tmp_remove_all(void)
     /* left locked: the process is about to end */
 }
 
-int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n)
+char *out_tmp_write(const char *final_path, const void *const *parts, const size_t *lens, int n)
 {
-    char *tmp = out_tmp_create(path);
+    char *tmp = out_tmp_create(final_path);
     if (!tmp)
-        return -1;
+        return NULL;
     FILE *fp = fopen(tmp, "wb");
     int ok = fp != NULL;
     for (int i = 0; i < n && ok; i++)
@@ -436,9 +436,16 @@ int file_write_atomic_parts(const char *path, const void *const *parts, const si
     }
     if (!ok) {
         out_tmp_discard(tmp);
-        return err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(e ? e : EIO));
+        err_set(ERR_OUTPUT, final_path, "cannot write: %s", strerror(e ? e : EIO));
+        return NULL;
     }
-    return out_tmp_commit(tmp, path);
+    return tmp;
+}
+
+int file_write_atomic_parts(const char *path, const void *const *parts, const size_t *lens, int n)
+{
+    char *tmp = out_tmp_write(path, parts, lens, n);
+    return tmp ? out_tmp_commit(tmp, path) : -1;
 }
 
 int file_write_atomic(const char *path, const void *data, size_t len)

@@ -108,6 +108,9 @@ int dir_create(const char *path);
 char *out_tmp_create(const char *final_path);
 int out_tmp_commit(char *tmp_path, const char *final_path);
 void out_tmp_discard(char *tmp_path);
+/* out_tmp_create() filled with the concatenation of n parts and closed: the
+ * temporary name, or NULL (error recorded naming final_path, nothing left). */
+char *out_tmp_write(const char *final_path, const void *const *parts, const size_t *lens, int n);
 /* Remove every pending temporary file, for a process about to die of a
  * signal (process.h); the registry stays locked afterwards, so no new one
  * appears. Not async-signal-safe: call it from a thread, not a handler. */

@@ -154,21 +154,8 @@ int out_commit_new(char *tmp, char **final)
 
 int file_write_new(char **path, const void *data, size_t len)
 {
-    char *tmp = out_tmp_create(*path);
-    if (!tmp)
-        return -1;
-    FILE *fp = fopen(tmp, "wb");
-    int ok = fp != NULL && (len == 0 || fwrite(data, 1, len, fp) == len);
-    int e = errno;
-    if (fp && fclose(fp) != 0 && ok) {
-        ok = 0;
-        e = errno;
-    }
-    if (!ok) {
-        out_tmp_discard(tmp);
-        return err_set(ERR_OUTPUT, *path, "cannot write: %s", strerror(e ? e : EIO));
-    }
-    return out_commit_new(tmp, path);
+    char *tmp = out_tmp_write(*path, &data, &len, 1);
+    return tmp ? out_commit_new(tmp, path) : -1;
 }
 
 int out_check_replaceable(const char *path)
