@@ -21,10 +21,13 @@
 #include "format/jsonw.h"
 #include "py/pystr.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* A rank's dump.json mapped again, with the entries asked for parsed. */
 typedef struct {
@@ -288,9 +291,80 @@ static void write_node(strbuf *sb, rank_files *f, const nan_rank *rk, const char
     free(c.lens);
 }
 
-/* "rank_N": [nodes] of every rank with a finding, in the order found. */
-static int write_found(nan_step *st, strbuf *sb, strbuf *line, int *members)
+/* ---- the JSON, written as it is made ----------------------------------------- */
+
+/* A result of --all can be big (every API of every rank after the NaN
+ * spread): the text goes to a temporary file beside the result a megabyte
+ * at a time, and is linked into place when complete (never over a file). */
+typedef struct {
+    char *path, *tmp;
+    int fd;
+    strbuf sb;
+} out_file;
+
+enum { FLUSH_AT = 1 << 20 };
+
+static int of_open(out_file *of, char *path)
 {
+    memset(of, 0, sizeof *of);
+    of->path = path;
+    of->fd = -1;
+    of->tmp = out_tmp_create(path);
+    if (!of->tmp)
+        return -1;
+    of->fd = open(of->tmp, O_WRONLY | O_CLOEXEC);
+    if (of->fd < 0)
+        return err_set(ERR_OUTPUT, path, "cannot write output file: %s", strerror(errno));
+    return 0;
+}
+
+/* Write out what is buffered once there is `at_least` of it. */
+static int of_flush(out_file *of, size_t at_least)
+{
+    if (of->sb.len < at_least || of->sb.len == 0)
+        return 0;
+    for (size_t off = 0; off < of->sb.len;) {
+        ssize_t n = write(of->fd, of->sb.buf + off, of->sb.len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return err_set(ERR_OUTPUT, of->path, "cannot write output file: %s", strerror(n < 0 ? errno : EIO));
+        off += (size_t)n;
+    }
+    sb_reset(&of->sb);
+    return 0;
+}
+
+/* Everything written: into place under of->path (a later number when the
+ * name is taken). */
+static int of_commit(out_file *of)
+{
+    int rc = of_flush(of, 0);
+    if (close(of->fd) != 0 && rc == 0)
+        rc = err_set(ERR_OUTPUT, of->path, "cannot write output file: %s", strerror(errno));
+    of->fd = -1;
+    if (rc == 0) {
+        /* the temporary file is consumed either way */
+        rc = out_commit_new(of->tmp, &of->path) < 0 ? -1 : 0;
+        of->tmp = NULL;
+    }
+    return rc;
+}
+
+/* The result's path (malloc'ed) is left to the caller; a temporary file goes. */
+static void of_close(out_file *of)
+{
+    if (of->fd >= 0)
+        close(of->fd);
+    if (of->tmp)
+        out_tmp_discard(of->tmp);
+    sb_free(&of->sb);
+}
+
+/* "rank_N": [nodes] of every rank with a finding, in the order found. */
+static int write_found(nan_step *st, out_file *of, strbuf *line, int *members)
+{
+    strbuf *sb = &of->sb;
     const cg_result *res = &st->res;
     uint8_t *done = xcalloc(res->nhits ? res->nhits : 1, 1);
     int rc = 0;
@@ -326,6 +400,8 @@ static int write_found(nan_step *st, strbuf *sb, strbuf *line, int *members)
                 first = 0;
                 jsonw_newline(sb, 2, 2);
                 write_node(sb, &f, rk, rk->ops[res->hits[k].op].name, &entry, line);
+                if (of_flush(of, FLUSH_AT) != 0)
+                    rc = -1;
             }
             jsonw_newline(sb, 2, 1);
             sb_addc(sb, ']');
@@ -339,19 +415,6 @@ static int write_found(nan_step *st, strbuf *sb, strbuf *line, int *members)
 }
 
 /* ---- --all: every anomalous API -------------------------------------------- */
-
-typedef struct {
-    long rank;
-    const char *name;
-    uint8_t scene, first;
-    char *args, *kwargs, *outputs;   /* the lists as Python prints them */
-} list_row;
-
-typedef struct {
-    list_row *v;
-    size_t n, cap;
-    arena mem;
-} table_rows;
 
 /* One list of msprobe's get_details(): the indices (keys of a dict) whose
  * values are anomalous, as JSON at `level` and as Python's str(). */
@@ -393,40 +456,54 @@ static int is_first(const nan_step *st, size_t r, const char *name)
     return 0;
 }
 
-static void write_api(strbuf *sb, const nan_api *a, const jval *entry, list_row *row, arena *mem)
+static const char *const table_header[] = {"rank", "op_name", "scene_type", "level", "input_args_anomaly_indices",
+                                           "input_kwargs_anomaly_keys", "output_anomaly_indices", "first_nan_inf"};
+
+/* One API: its item in "anomalies" and, with a table, its row. */
+static int write_api(strbuf *sb, const nan_api *a, const jval *entry, long rank, int first, table_writer *t)
 {
     ovf_api api;
     ovf_api_of(entry, &api);
-    strbuf text = STRBUF_INIT;
+    const char *scene = ovf_scene_name(a->scene), *level = ovf_level_name(ovf_scene_level(a->scene));
     sb_addc(sb, '{');
     key(sb, 4, "op_name");
     jsonw_str_ascii(sb, a->name, strlen(a->name));
     sb_addc(sb, ',');
     key(sb, 4, "scene_type");
-    jsonw_str(sb, ovf_scene_name(a->scene));
+    jsonw_str(sb, scene);
     sb_addc(sb, ',');
     key(sb, 4, "level");
-    jsonw_str(sb, ovf_level_name(ovf_scene_level(a->scene)));
-    static const char *const keys[3] = {"input_args_anomaly_indices", "input_kwargs_anomaly_keys",
-                                        "output_anomaly_indices"};
+    jsonw_str(sb, level);
     const jval *lists[3] = {api.args, api.kwargs, api.outputs};
-    char **texts[3] = {row ? &row->args : NULL, row ? &row->kwargs : NULL, row ? &row->outputs : NULL};
+    strbuf text[3] = {STRBUF_INIT, STRBUF_INIT, STRBUF_INIT};
     for (int k = 0; k < 3; k++) {
         sb_addc(sb, ',');
-        key(sb, 4, keys[k]);
-        sb_reset(&text);
-        anomaly_list(sb, &text, lists[k], k == 1, 4);
-        if (texts[k])
-            *texts[k] = arena_strndup(mem, text.buf, text.len);
+        key(sb, 4, table_header[4 + k]);
+        anomaly_list(sb, &text[k], lists[k], k == 1, 4);
     }
     jsonw_newline(sb, 2, 3);
     sb_addc(sb, '}');
-    sb_free(&text);
+    int rc = 0;
+    if (t) {
+        cell c[8] = {cell_num((double)rank),
+                     cell_str(a->name, strlen(a->name)),
+                     cell_str(scene, strlen(scene)),
+                     cell_str(level, strlen(level)),
+                     cell_str(text[0].buf, text[0].len),
+                     cell_str(text[1].buf, text[1].len),
+                     cell_str(text[2].buf, text[2].len),
+                     cell_bool(first)};
+        rc = table_row(t, c, FILL_NONE);
+    }
+    for (int k = 0; k < 3; k++)
+        sb_free(&text[k]);
+    return rc;
 }
 
 /* "anomalies": {"rank_N": [every API with a scene]}. */
-static int write_all(nan_step *st, strbuf *sb, table_rows *rows, int *members)
+static int write_all(nan_step *st, out_file *of, table_writer *t, int *members)
 {
+    strbuf *sb = &of->sb;
     int any = 0, rc = 0;
     for (size_t r = 0; r < st->nranks && rc == 0; r++) {
         const nan_rank *rk = &st->ranks[r];
@@ -451,17 +528,12 @@ static int write_all(nan_step *st, strbuf *sb, table_rows *rows, int *members)
             rc = entry_at(&d, rk->apis[i].at, &entry);
             if (rc)
                 break;
-            list_row *row = NULL;
-            if (rows) {
-                GROW(rows->v, rows->cap, rows->n + 1);
-                row = &rows->v[rows->n++];
-                *row = (list_row){.rank = rk->rank, .name = rk->apis[i].name, .scene = rk->apis[i].scene,
-                                   .first = (uint8_t)is_first(st, r, rk->apis[i].name)};
-            }
             if (i)
                 sb_addc(sb, ',');
             jsonw_newline(sb, 2, 3);
-            write_api(sb, &rk->apis[i], &entry, row, rows ? &rows->mem : NULL);
+            rc = write_api(sb, &rk->apis[i], &entry, rk->rank, is_first(st, r, rk->apis[i].name), t);
+            if (rc == 0)
+                rc = of_flush(of, FLUSH_AT);
         }
         jsonw_newline(sb, 2, 2);
         sb_addc(sb, ']');
@@ -473,32 +545,6 @@ static int write_all(nan_step *st, strbuf *sb, table_rows *rows, int *members)
         sb_addc(sb, '}');
     }
     return rc;
-}
-
-static int write_table(const table_rows *rows, int format, char **path)
-{
-    static const char *const header[] = {"rank", "op_name", "scene_type", "level", "input_args_anomaly_indices",
-                                         "input_kwargs_anomaly_keys", "output_anomaly_indices", "first_nan_inf"};
-    table_writer *t = table_open(*path, format, header, 8);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < rows->n; i++) {
-        const list_row *r = &rows->v[i];
-        const char *scene = ovf_scene_name(r->scene), *level = ovf_level_name(ovf_scene_level(r->scene));
-        cell c[8] = {cell_num((double)r->rank),
-                     cell_str(r->name, strlen(r->name)),
-                     cell_str(scene, strlen(scene)),
-                     cell_str(level, strlen(level)),
-                     cell_str(r->args, strlen(r->args)),
-                     cell_str(r->kwargs, strlen(r->kwargs)),
-                     cell_str(r->outputs, strlen(r->outputs)),
-                     cell_bool(r->first)};
-        if (table_row(t, c, FILL_NONE) != 0) {
-            table_abort(t);
-            return -1;
-        }
-    }
-    return table_close_new(t, path) < 0 ? -1 : 0;
 }
 
 /* anomaly_analyze_{time.time_ns()}.json */
@@ -523,34 +569,42 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
         sb_adds(line, o->all ? "no NaN/Inf node found, no anomalous API" : "no NaN/Inf node found");
         return 0;
     }
-    strbuf sb = STRBUF_INIT, what = STRBUF_INIT;
-    table_rows rows = {0};
-    arena_init(&rows.mem, 64 * 1024);
-    int members = 0;
-    sb_addc(&sb, '{');
-    int rc = write_found(st, &sb, &what, &members);
-    if (rc == 0 && o->all)
-        rc = write_all(st, &sb, o->table_format >= 0 ? &rows : NULL, &members);
-    jsonw_newline(&sb, 2, 0);
-    sb_addc(&sb, '}');
-    char *path = NULL, *tpath = NULL;
-    if (rc == 0)
-        rc = out_run_mkdir(outputs, out_dir);
-    if (rc == 0) {
-        path = result_path(out_dir);
-        /* never over another file: a taken name moves on by a nanosecond */
-        rc = file_write_new(&path, sb.buf, sb.len) < 0 ? -1 : 0;
-        if (rc == 0)
-            out_run_add(outputs, path);
-    }
+    if (out_run_mkdir(outputs, out_dir) != 0)
+        return -1;
+    out_file of;
+    strbuf what = STRBUF_INIT;
+    char *tpath = NULL;
+    table_writer *t = NULL;
+    int rc = of_open(&of, result_path(out_dir));
     if (rc == 0 && o->table_format >= 0) {
-        size_t stem = strlen(path) - strlen(".json");
+        /* the table takes the result's name, its own extension */
+        size_t stem = strlen(of.path) - strlen(".json");
         tpath = xmalloc(stem + 6);
-        memcpy(tpath, path, stem);
+        memcpy(tpath, of.path, stem);
         strcpy(tpath + stem, o->table_format == TABLE_CSV ? ".csv" : ".xlsx");
-        rc = write_table(&rows, o->table_format, &tpath);
-        if (rc == 0)
+        t = table_open(tpath, o->table_format, table_header, 8);
+        if (!t)
+            rc = -1;
+    }
+    int members = 0;
+    sb_addc(&of.sb, '{');
+    if (rc == 0)
+        rc = write_found(st, &of, &what, &members);
+    if (rc == 0 && o->all)
+        rc = write_all(st, &of, t, &members);
+    jsonw_newline(&of.sb, 2, 0);
+    sb_addc(&of.sb, '}');
+    if (rc == 0)
+        rc = of_commit(&of);
+    if (rc == 0)
+        out_run_add(outputs, of.path);
+    if (t) {
+        if (rc == 0 && table_close_new(t, &tpath) >= 0)
             out_run_add(outputs, tpath);
+        else if (rc == 0)
+            rc = -1;
+        else
+            table_abort(t);
     }
     if (rc == 0) {
         if (st->res.nhits)
@@ -560,15 +614,13 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
         if (o->all)
             sb_addf(line, "; %zu anomalous API%s on %zu rank%s", napis, napis == 1 ? "" : "s", with,
                     with == 1 ? "" : "s");
-        sb_addf(line, " -> %s", path);
+        sb_addf(line, " -> %s", of.path);
         if (tpath)
             sb_addf(line, ", %s", tpath);
     }
-    free(path);
+    of_close(&of);
+    free(of.path);
     free(tpath);
-    free(rows.v);
-    arena_free(&rows.mem);
-    sb_free(&sb);
     sb_free(&what);
     return rc;
 }
