@@ -119,8 +119,10 @@ static int load_files(const nan_rank *rk, rank_files *f)
     if (!f->stack_path) {
         log_warn("%s holds no stack.json: stack_info is {}", rk->dir);
     } else {
-        if (stack_load(f->stack_path, &f->stack) != 0)
+        if (stack_load(f->stack_path, &f->stack) != 0) {
+            stack_free(&f->stack);
             return -1;
+        }
         f->have_stack = 1;
     }
     return 0;

@@ -68,9 +68,9 @@ for case_dir in "$CORPUS"/*/; do
             echo "FAIL $name: our $(basename "$mine") differs from msprobe's $(basename "$want")"
             fail=1
         elif cmp -s "$want" "$mine"; then
-            echo "ok   $name: equal to msprobe's, byte for byte ($(cut -d' ' -f1-6 "$tmp/stdout"))"
+            echo "ok   $name: equal to msprobe's, byte for byte ($(sed 's/ (inputs.*//' "$tmp/stdout"))"
         else
-            echo "ok   $name: equal to msprobe's as data ($(cut -d' ' -f1-6 "$tmp/stdout"))"
+            echo "ok   $name: equal to msprobe's as data ($(sed 's/ (inputs.*//' "$tmp/stdout"))"
         fi
     done < "$tmp/runs"
 done

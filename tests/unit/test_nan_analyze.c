@@ -508,6 +508,7 @@ static void test_report_json(void **state)
     assert_string_equal(text, want);
     assert_non_null(strstr(sb_str(&line), "first NaN/Inf: rank 0 Torch.op\xc3\xa9.0.forward (inputs finite, output "
                                           "nan, inf) in Module.b.forward.0 -> "));
+    free(rdir);
     free(text);
     free(path);
     free(out);
