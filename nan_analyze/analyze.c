@@ -13,8 +13,10 @@
 #include "base/mem.h"
 #include "base/pool.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void engine_log(void *arg, int level, const char *msg)
 {
@@ -35,18 +37,29 @@ static const cg_params params = {
     .log_level = CG_WARN,
 };
 
+/* The ranks are read by the threads of pool_run; each read takes a set of
+ * buffers from here and gives it back. */
 typedef struct {
     nan_step *st;
     nan_read_opts ro;
+    pthread_mutex_t lock;
+    nan_scratch **free_sets;
+    size_t nfree;
 } read_state;
 
 static int read_one(void *arg, size_t i)
 {
     read_state *s = arg;
     nan_rank *rk = &s->st->ranks[i];
+    pthread_mutex_lock(&s->lock);
+    nan_scratch *scratch = s->nfree ? s->free_sets[--s->nfree] : nan_scratch_new();
+    pthread_mutex_unlock(&s->lock);
     progress_job *pj = progress_job_begin(rk->label);
-    int rc = nan_read_rank(rk, &s->ro, pj);
+    int rc = nan_read_rank(rk, &s->ro, scratch, pj);
     progress_job_end(pj);
+    pthread_mutex_lock(&s->lock);
+    s->free_sets[s->nfree++] = scratch;
+    pthread_mutex_unlock(&s->lock);
     return rc;
 }
 
@@ -91,24 +104,49 @@ static int list_ranks(const char *path, int single_rank, nan_step *st)
     return rc;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int nan_step_run(const char *path, int single_rank, const nan_opts *o, nan_step *st)
 {
+    double t0 = now();
     memset(st, 0, sizeof *st);
     st->step_dir = xstrdup(path);
     if (list_ranks(path, single_rank, st) != 0)
         return -1;
     read_state s = {.st = st, .ro = {.all = o->all}};
-    progress_run_begin(&(progress_opts){.jobs = st->nranks});
+    pthread_mutex_init(&s.lock, NULL);
+    /* at most one set per rank read at once */
+    s.free_sets = xcalloc(st->nranks, sizeof *s.free_sets);
+    progress_run_begin(&(progress_opts){.jobs = st->nranks, .profile = o->profile});
     int rc = pool_run(st->nranks, o->jobs, read_one, &s, NULL);
     progress_run_end();
+    for (size_t i = 0; i < s.nfree; i++)
+        nan_scratch_free(s.free_sets[i]);
+    free(s.free_sets);
+    pthread_mutex_destroy(&s.lock);
     log_warn_totals();
     if (rc != 0)
         return -1;
     cg_rank *cr = xmalloc_array(st->nranks, sizeof *cr);
     for (size_t i = 0; i < st->nranks; i++)
         cr[i] = (cg_rank){.rank = st->ranks[i].rank, .ops = st->ranks[i].ops, .nops = st->ranks[i].nops};
+    double t1 = now();
     cg_search(cr, st->nranks, &params, &st->res);
     free(cr);
+    if (o->profile) {
+        size_t bytes = 0, ops = 0;
+        for (size_t i = 0; i < st->nranks; i++) {
+            bytes += st->ranks[i].size;
+            ops += st->ranks[i].nops;
+        }
+        log_note("profile: %s: read %zu ranks, %.1f MB, in %.3f s; searched %zu ops in %.3f s", path, st->nranks,
+                 (double)bytes / 1e6, t1 - t0, ops, now() - t1);
+    }
     return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     const char *input, *out_dir, *fail_on;
@@ -81,8 +82,14 @@ static int run_step(const char *path, int single_rank, const char *label, const 
     strbuf line = STRBUF_INIT;
     int rc = nan_step_run(path, single_rank, no, &st);
     int any = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == 0)
         rc = nan_report(&st, no, out_dir, outputs, &line, &any);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == 0 && no->profile)
+        log_note("profile: %s: report in %.3f s", path,
+                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     if (rc == 0) {
         *found |= any;
         if (label)
@@ -113,7 +120,10 @@ int cmd_nan_analyze(int argc, char **argv, const global_opts *g)
         log_error("nan_analyze reads PyTorch dumps (msprobe -f pytorch nan_analyze); MindSpore has no such analysis");
         return EXIT_BADINPUT;
     }
-    nan_opts no = {.all = o.all || o.format >= 0, .table_format = o.format, .jobs = o.jobs};
+    nan_opts no = {.all = o.all || o.format >= 0,
+                   .table_format = o.format,
+                   .jobs = o.jobs,
+                   .profile = getenv("MSPROBE_PROFILE") != NULL};
     int kind;
     if (dumptree_classify(o.input, &kind) != 0)
         return err_report();

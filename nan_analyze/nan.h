@@ -88,8 +88,15 @@ typedef struct {
     int all;                 /* --all: classify every entry (§B) */
 } nan_read_opts;
 
-/* Read rk->dump_path (rk->rank set). Progress in bytes to `pj`. 0 or -1. */
-int nan_read_rank(nan_rank *rk, const nan_read_opts *o, progress_job *pj);
+/* A reading thread's buffers, kept from one rank to the next (a new rank
+ * would otherwise fault in megabytes of fresh pages). */
+typedef struct nan_scratch nan_scratch;
+nan_scratch *nan_scratch_new(void);
+void nan_scratch_free(nan_scratch *s);
+
+/* Read rk->dump_path (rk->rank set) with the buffers of `s`. Progress in
+ * bytes to `pj`. 0 or -1. */
+int nan_read_rank(nan_rank *rk, const nan_read_opts *o, nan_scratch *s, progress_job *pj);
 void nan_rank_free(nan_rank *rk);
 
 /* ---- analyze.c ---------------------------------------------------------- */
@@ -98,6 +105,7 @@ typedef struct {
     int all;                 /* --all */
     int table_format;        /* -1: none; TABLE_CSV or TABLE_XLSX (model/table.h) */
     int jobs;                /* threads */
+    int profile;             /* MSPROBE_PROFILE: the time of each phase on stderr */
 } nan_opts;
 
 typedef struct {

@@ -25,38 +25,86 @@ typedef struct {
     uint8_t scene;
 } entry_rec;
 
+struct nan_scratch {
+    entry_rec *recs;
+    size_t cap;
+    strmap seen;             /* name -> index in recs */
+    arena names, entry;      /* names for the read; one entry's tree */
+};
+
 typedef struct {
     nan_rank *rk;
     const nan_read_opts *o;
     entry_rec *recs;
     size_t n, cap;
-    strmap seen;             /* name -> index in recs */
-    arena names, entry;      /* names for the read; one entry's tree */
+    strmap seen;
+    arena names, entry;
     rank_sets *sets;
 } reader;
 
-static int read_entry(reader *rd, jparser *jp, const char *key, size_t keylen)
+nan_scratch *nan_scratch_new(void)
 {
-    nan_rank *rk = rd->rk;
-    jp_peek(jp);
-    size_t start = (size_t)(jp->p - jp->start);
-    jval v;
-    if (jp_value(jp, &rd->entry, &v) != 0)
-        return -1;
-    char *name = arena_strndup(&rd->names, key, keylen);
-    if (v.type != J_OBJECT)
-        return err_input(rk->dump_path, "entry %s of 'data' is not an object", name);
-    /* a repeated name keeps its first place and takes the last value, as a
-     * Python dict does */
+    nan_scratch *s = xcalloc(1, sizeof *s);
+    /* blocks that hold a usual rank's names and entry whole, so that a reset
+     * keeps them */
+    arena_init(&s->names, 1 << 20);
+    arena_init(&s->entry, 256 * 1024);
+    strmap_init(&s->seen, 16);
+    return s;
+}
+
+void nan_scratch_free(nan_scratch *s)
+{
+    if (!s)
+        return;
+    free(s->recs);
+    strmap_free(&s->seen);
+    arena_free(&s->names);
+    arena_free(&s->entry);
+    free(s);
+}
+
+/* The record of entry `name`: a new one, or -- a repeated name keeps its
+ * first place and takes the last value, as a Python dict does -- the
+ * earlier one. */
+static entry_rec *record(reader *rd, const char *name, size_t len)
+{
     int added;
-    size_t *slot = strmap_put(&rd->seen, name, keylen, rd->n, &added);
+    size_t *slot = strmap_put(&rd->seen, name, len, rd->n, &added);
     if (added) {
         GROW(rd->recs, rd->cap, rd->n + 1);
         rd->n++;
     }
-    entry_rec *r = &rd->recs[*slot];
+    return &rd->recs[*slot];
+}
+
+static int read_entry(reader *rd, jparser *jp, const char *key, size_t keylen)
+{
+    nan_rank *rk = rd->rk;
+    char *name = arena_strndup(&rd->names, key, keylen);
+    jp_peek(jp);
+    const char *start = jp->p;
+    /* Most entries are plain and hold no NaN/Inf anywhere: skimmed, they
+     * are known to be nothing but counted, without building them. Others
+     * (and every communication op, whose partners are in its arguments,
+     * and every entry under --all) are parsed. */
+    if (!rd->o->all && *start == '{' && !nan_is_comm_op(name)) {
+        if (jp_skim(jp, JSKIM_NONFINITE | JSKIM_NONFINITE_TEXT) == 1) {
+            entry_rec *r = record(rd, name, keylen);
+            *r = (entry_rec){.name = name,
+                             .at = {.off = (size_t)(start - jp->start), .len = (size_t)(jp->p - start)},
+                             .op = {.name = name, .flags = nan_is_ignored(name) ? CG_IGNORED : 0}};
+            return 0;
+        }
+    }
+    jval v;
+    if (jp_value(jp, &rd->entry, &v) != 0)
+        return -1;
+    if (v.type != J_OBJECT)
+        return err_input(rk->dump_path, "entry %s of 'data' is not an object", name);
+    entry_rec *r = record(rd, name, keylen);
     r->name = name;
-    r->at = (nan_span){.off = start, .len = (size_t)(jp->p - jp->start) - start};
+    r->at = (nan_span){.off = (size_t)(start - jp->start), .len = (size_t)(jp->p - start)};
     if (nan_describe(rk->dump_path, name, &v, rk->rank, &rk->mem, rd->sets, &r->op) != 0)
         return -1;
     r->scene = rd->o->all ? (uint8_t)ovf_classify(name, &v) : OVF_NONE;
@@ -68,8 +116,7 @@ static int read_data(reader *rd, jparser *jp, progress_job *pj, size_t *reported
 {
     /* a repeated "data" key replaces the earlier one, as in Python */
     rd->n = 0;
-    strmap_free(&rd->seen);
-    strmap_init(&rd->seen, 1024);
+    strmap_clear(&rd->seen);
     int c = jp_peek(jp);
     if (c != '{') {
         arena_reset(&rd->entry);
@@ -192,7 +239,7 @@ static void fold(reader *rd)
         push_run(&f, run ? run : 1);
 }
 
-int nan_read_rank(nan_rank *rk, const nan_read_opts *o, progress_job *pj)
+int nan_read_rank(nan_rank *rk, const nan_read_opts *o, nan_scratch *s, progress_job *pj)
 {
     arena_init(&rk->mem, 64 * 1024);
     progress_phase(pj, "read", 0, PROGRESS_BYTES);
@@ -208,10 +255,8 @@ int nan_read_rank(nan_rank *rk, const nan_read_opts *o, progress_job *pj)
         return err_input(rk->dump_path, "is empty");
     }
     progress_expect(pj, map.size);
-    reader rd = {.rk = rk, .o = o, .sets = rank_sets_new()};
-    arena_init(&rd.names, 256 * 1024);
-    arena_init(&rd.entry, 256 * 1024);
-    strmap_init(&rd.seen, 16);
+    reader rd = {.rk = rk, .o = o, .sets = rank_sets_new(), .recs = s->recs, .cap = s->cap, .seen = s->seen,
+                 .names = s->names, .entry = s->entry};
     file_guard guard;
     file_guard_begin(&guard, &map);
     int rc = read_file(&rd, &map, pj);
@@ -220,11 +265,16 @@ int nan_read_rank(nan_rank *rk, const nan_read_opts *o, progress_job *pj)
     if (rc == 0)
         fold(&rd);
     file_unmap(&map);
-    strmap_free(&rd.seen);
-    arena_free(&rd.names);
-    arena_free(&rd.entry);
     rank_sets_free(rd.sets);
-    free(rd.recs);
+    /* the buffers go back, emptied, to the next rank of this thread */
+    strmap_clear(&rd.seen);
+    arena_reset(&rd.names);
+    arena_reset(&rd.entry);
+    s->recs = rd.recs;
+    s->cap = rd.cap;
+    s->seen = rd.seen;
+    s->names = rd.names;
+    s->entry = rd.entry;
     return rc;
 }
 
