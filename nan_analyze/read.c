@@ -1,5 +1,6 @@
-/* One rank's dump.json, read once: mapped, streamed entry by entry (each
- * entry parsed, described and dropped), and kept as what the search needs --
+/* One rank's dump.json, read once: mapped, streamed entry by entry (an
+ * entry with no NaN/Inf anywhere skimmed, any other parsed, described and
+ * dropped), and kept as what the search needs --
  * the communication ops, the entries that turn clean inputs into NaN/Inf,
  * and runs of the other entries folded into counts -- plus where each kept
  * entry is in the file, to read it again for the report. Memory is bounded

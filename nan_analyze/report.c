@@ -143,7 +143,8 @@ static void free_files(rank_files *f)
 static const jval *parent_of(const jval *construct, const char *name, size_t len)
 {
     const jval *v = NULL;
-    for (uint32_t i = 0; i < construct->len && construct->type == J_OBJECT; i++)
+    /* a parsed object holds each key once */
+    for (uint32_t i = 0; i < construct->len && construct->type == J_OBJECT && !v; i++)
         if (construct->u.members[i].keylen == len && !memcmp(construct->u.members[i].key, name, len))
             v = json_member_value(construct, i);
     if (v && v->type == J_ARRAY)
