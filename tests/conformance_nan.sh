@@ -49,8 +49,8 @@ for case_dir in "$CORPUS"/*/; do
         ours="$tmp/$runs"
         (cd "$case_dir" && "$BIN" nan_analyze -i "$in" -o "$ours") > "$tmp/stdout" 2> "$tmp/stderr"
         got=$?
-        want=$(ls "$case_dir/$out"/anomaly_analyze_*.json 2>/dev/null | head -1)
-        mine=$(ls "$ours"/anomaly_analyze_*.json 2>/dev/null | head -1)
+        want=$(find "$case_dir/$out" -maxdepth 1 -name "anomaly_analyze_*.json" 2>/dev/null | head -1)
+        mine=$(find "$ours" -maxdepth 1 -name "anomaly_analyze_*.json" 2>/dev/null | head -1)
         if [ "$got" != "$rc" ]; then
             echo "FAIL $name: exit $got, msprobe's $rc"
             sed 's/^/     | /' "$tmp/stderr" | head -5

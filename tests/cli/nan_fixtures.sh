@@ -3,6 +3,7 @@
 #
 # gen: 16 ranks of 300 entries (tests/tools/gen_nan): rank 8 makes inf at
 # Functional.gelu.24.forward, the collectives carry it to half the ranks.
+# shellcheck disable=SC2154 # $top and $BUILD come from tests/cli/run.sh
 N=$F/nan
 mkdir -p "$N"
 "$top/$BUILD/tools/gen_nan" --out "$N/gen" --ranks 16 --entries 300 > "$N/gen.out"
