@@ -434,6 +434,50 @@ static void test_batch_p2p(void **state)
     free(step);
 }
 
+/* Two tensor-parallel pairs, {0, 1} and {2, 3}: ranks 0 and 2 each make
+ * NaN at the same place before their pair's all_reduce -- a tie at (layer,
+ * sub_layer). msprobe 8.1.0 keeps the first candidate in directory order,
+ * so its answer is rank 0 or rank 2 depending on the file system; ranks are
+ * taken by number here, so it is rank 0 whatever the order. */
+static void test_rank_order(void **state)
+{
+    char *step = fresh_dir("order");
+    for (int r = 3; r >= 0; r--) {
+        dump_w w;
+        d_begin(&w);
+        d_op(&w, "Distributed.all_reduce.0.forward", "%s", world_ar);
+        if (r % 2 == 0)
+            d_compute(&w, "Torch.mul.0.forward", 1, 0);
+        else
+            d_compute(&w, "Torch.mul.0.forward", 1, 1);
+        d_op(&w, "Distributed.all_reduce.1.forward",
+             "\"input_args\": [%s], \"input_kwargs\": {\"group\": {\"type\": \"torch.ProcessGroup\", "
+             "\"group_ranks\": [%d, %d], \"group_id\": \"g\"}}, \"output\": [" BAD "]",
+             r % 2 == 0 ? BAD : OK, r / 2 * 2, r / 2 * 2 + 1);
+        char name[16];
+        snprintf(name, sizeof name, "rank%d", r);
+        free(d_end(&w, step, name));
+    }
+    nan_step st;
+    run(step, &st);
+    expect_one(&st, 2, 0, "Torch.mul.0.forward");
+    /* the same ranks in another order (as os.listdir may give them): the
+     * engine, like msprobe, takes the first candidate of that order */
+    cg_rank order[4];
+    static const int perm[4] = {2, 3, 0, 1};
+    for (int i = 0; i < 4; i++)
+        order[i] = (cg_rank){.rank = st.ranks[perm[i]].rank, .ops = st.ranks[perm[i]].ops,
+                             .nops = st.ranks[perm[i]].nops};
+    cg_params p = {.exact_api = 1, .unconnected_level = CG_INFO};
+    cg_result res;
+    cg_search(order, 4, &p, &res);
+    assert_int_equal(res.nhits, 1);
+    assert_int_equal(order[res.hits[0].rank].rank, 2);
+    cg_result_free(&res);
+    nan_step_free(&st);
+    free(step);
+}
+
 /* ---- the report ------------------------------------------------------------- */
 
 /* data_info is the entry as loaded (numbers as Python writes them back,
@@ -620,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_missing_rank),
         cmocka_unit_test(test_nested_lists),
         cmocka_unit_test(test_batch_p2p),
+        cmocka_unit_test(test_rank_order),
         cmocka_unit_test(test_report_json),
         cmocka_unit_test(test_report_backward_and_missing),
         cmocka_unit_test(test_report_all),
