@@ -4,6 +4,7 @@
  * Each subcommand parses its own arguments from its option table. */
 #include "cmd/cmd.h"
 #include "compare/commands.h"
+#include "nan_analyze/commands.h"
 #include "parse/commands.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -18,6 +19,7 @@ static const command *const commands[] = {
     &compare_command,
     &merge_result_command,
     &parse_command,
+    &nan_analyze_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -61,11 +63,12 @@ const opts_spec msprobe_spec = {
              "help <command>\n"
              "completion bash|zsh",
     .about = "Offline analyzers for the dumps of MindStudio Probe (msprobe): the results of msprobe's compare, "
-             "merge_result and parse, cell for cell, from one C binary.",
+             "merge_result, parse and nan_analyze, cell for cell, from one C binary.",
     .more = list_commands,
     .opts = top_options,
     .epilog = "'msprobe <command> --help' and msprobe-<command>(1) describe each command. Exit status: 0 done, "
-              "3 rows failed compare's --fail-on gate, 2 bad input or usage, 1 internal error.",
+              "3 a --fail-on gate tripped (compare's failing rows, nan_analyze's anomaly), 2 bad input or usage, "
+              "1 internal error.",
 };
 
 /* The command called `name` (or one of its aliases). */

@@ -31,7 +31,7 @@ for t in "$BUILD"/tests/test_*; do
     fi
 done
 
-for s in tests/cli/run.sh tests/conformance.sh; do
+for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh; do
     [ -f "$s" ] || continue
     echo "== $s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
@@ -61,6 +61,17 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     else
         echo "FAIL valgrind (log: $BUILD/valgrind.log)"
         tail -20 "$BUILD/valgrind.log"
+        fail=1
+    fi
+    # nan_analyze over 16 generated ranks, with --all and an xlsx table
+    "$BUILD/tools/gen_nan" --out "$vout/nan" --ranks 16 --entries 300 > /dev/null
+    if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$BUILD/msprobe" nan_analyze -q -i "$vout/nan/step0" -o "$vout/nan_out" --format xlsx \
+        > "$BUILD/valgrind_nan.log" 2>&1; then
+        echo "ok   valgrind: no error, no leak (nan_analyze, 16 ranks, --format xlsx)"
+    else
+        echo "FAIL valgrind (log: $BUILD/valgrind_nan.log)"
+        tail -20 "$BUILD/valgrind_nan.log"
         fail=1
     fi
     rm -rf "$vout"

@@ -49,6 +49,13 @@ void strmap_free(strmap *m)
     m->cap = m->count = 0;
 }
 
+void strmap_clear(strmap *m)
+{
+    if (m->slots)
+        memset(m->slots, 0, m->cap * sizeof *m->slots);
+    m->count = 0;
+}
+
 static strmap_slot *find(const strmap *m, const char *key, size_t len, uint32_t h)
 {
     size_t mask = m->cap - 1, i = h & mask;

@@ -21,6 +21,8 @@ typedef struct {
 
 void strmap_init(strmap *m, size_t expected);
 void strmap_free(strmap *m);
+/* Empty the map, keeping its slots for the next use. */
+void strmap_clear(strmap *m);
 uint32_t strmap_hash(const char *s, size_t n);
 /* Pointer to the value of key, or NULL. */
 size_t *strmap_get(const strmap *m, const char *key, size_t len);

@@ -53,6 +53,20 @@ int jp_object_begin(jparser *jp);
 int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen);
 /* Validate and skip one value without building it. */
 int jp_skip(jparser *jp);
+/* Skim one value of the plain shape most of a dump is made of -- strings of
+ * printable ASCII without escapes, numbers, literals, and arrays and objects
+ * of those -- checking it as jp_value would but building nothing, several
+ * times faster. Returns 1 when skimmed (it is valid JSON); 0 when it has
+ * anything else (an escape, non-ASCII text, deep nesting), is not valid, or
+ * holds a value of a kind in `stop`: then nothing is consumed, and
+ * jp_value() parses it (or says what is wrong). Repeated keys are not
+ * looked for (a dict allows them). The kinds: JSKIM_NONFINITE, a NaN or
+ * +-Infinity token or a number that may round to infinity;
+ * JSKIM_NONFINITE_TEXT, a string that reads nan, inf or -inf in any case,
+ * msprobe's other spelling of them (spec §0.1). So a reader tells cheaply
+ * that a value holds no non-finite statistic, and parses the others. */
+enum { JSKIM_NONFINITE = 1, JSKIM_NONFINITE_TEXT = 2 };
+int jp_skim(jparser *jp, unsigned stop);
 /* Only whitespace may remain. */
 int jp_end(jparser *jp);
 /* What comes next (after whitespace): '{', '[', '"', 'n', 't', 'f', digit... */

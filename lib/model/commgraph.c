@@ -21,20 +21,38 @@ typedef struct {
     uint32_t comp;            /* component id (kept nodes) */
     uint32_t seen_by;         /* 1 + the rank position that connected it last */
     uint32_t round;           /* search round that put it in a group */
-    uint8_t kept, seen;
+    uint32_t api, peer;       /* interned API names; peer NO_API when no rank has it */
+    uint32_t bits;            /* 1 + its rank set's bitmap in g->bitmaps; 0 none yet */
+    uint8_t kept, seen, connected;
+    /* the op's, here for the partner test (which reads them R^2 times) */
+    uint8_t type, directed;
+    uint32_t nranks;
+    const long *ranks;
 } node;
+
+#define NO_API UINT32_MAX
+/* Rank sets up to this size are searched; bigger ones get a bitmap. */
+#define SMALL_SET 16
 
 typedef struct {
     uint32_t op, sub_layer;
 } compute_op;
 
 /* Nodes of one rank with one api, in dump order; cursor skips the front
- * nodes the current rank has already connected. */
+ * nodes the current rank has already connected (reset when `stamp`, the
+ * current rank, changes). */
 typedef struct {
     uint32_t *v;
     size_t cap;
-    uint32_t n, cursor;
+    uint32_t n, cursor, stamp;
 } node_list;
+
+/* The bitmap (over rank positions) of a rank set, keyed by its array. */
+typedef struct {
+    const long *ranks;
+    size_t n;
+    uint32_t bits;            /* 1 + index in g->bitmaps */
+} set_slot;
 
 typedef struct {
     const cg_rank *ranks;
@@ -48,11 +66,21 @@ typedef struct {
     long *first_comm;             /* per rank position: op index, -1 none */
     long *after_op;               /* per rank position: first flagged op after the last comm op */
     uint32_t *after_sub;
-    strmap *apis;                 /* per rank position: api -> index into lists */
+    strmap api_ids;               /* api name -> number */
+    uint32_t napis;
+    uint32_t *lookup;             /* [rank position][api]: 1 + index into lists; 0 none */
     node_list *lists;
     size_t nlists, lcap;
-    node_list *all;               /* per rank position: every node (prefix matching) */
+    uint32_t *cursor, *cursor_stamp;  /* per rank position: prefix search over all its nodes */
     size_t *by_rank;              /* rank positions sorted by rank number */
+    long *pos_of;                 /* rank number - pos_lo -> position, -1 none (dense numbers) */
+    long pos_lo;
+    size_t pos_n;
+    uint32_t *visit;              /* per rank position: 1 + the node that looked at it last */
+    uint64_t **bitmaps;
+    size_t nbitmaps, bcap;
+    set_slot *sets;
+    size_t set_cap, nsets;
     cg_result *out;
     size_t hcap;
 } graph;
@@ -111,26 +139,24 @@ static void pre_analyze(graph *g)
     }
 }
 
-static node_list *api_list(graph *g, size_t r, const char *api)
+static uint32_t api_number(graph *g, const char *api)
 {
     int added;
-    size_t *slot = strmap_put(&g->apis[r], api, strlen(api), g->nlists, &added);
-    if (added) {
-        GROW(g->lists, g->lcap, g->nlists + 1);
-        memset(&g->lists[g->nlists++], 0, sizeof *g->lists);
-    }
-    return &g->lists[*slot];
+    size_t *slot = strmap_put(&g->api_ids, api, strlen(api), g->napis, &added);
+    if (added)
+        g->napis++;
+    return (uint32_t)*slot;
 }
 
 /* Phase 2a: each rank's chain of comm ops, from its first one; the flagged
  * compute ops between two comm ops belong to the later one. */
 static void build_chains(graph *g)
 {
+    strmap_init(&g->api_ids, 32);
     for (size_t r = 0; r < g->nranks; r++) {
         const cg_rank *rk = &g->ranks[r];
         g->first_node[r] = g->nnodes;
         g->after_op[r] = -1;
-        strmap_init(&g->apis[r], 16);
         if (g->first_comm[r] < 0)
             continue;
         size_t pending = g->ncompute;
@@ -150,8 +176,11 @@ static void build_chains(graph *g)
                 n->ccount = (uint32_t)(g->ncompute - pending);
                 n->kept = (o->flags & CG_KEEP) || n->ccount;
                 n->parent = (uint32_t)g->nnodes;
-                list_push(&g->all[r], (uint32_t)g->nnodes);
-                list_push(api_list(g, r, o->api ? o->api : ""), (uint32_t)g->nnodes);
+                n->api = api_number(g, o->api ? o->api : "");
+                n->type = o->type;
+                n->directed = (o->flags & CG_DIRECTED) != 0;
+                n->ranks = o->ranks;
+                n->nranks = (uint32_t)o->nranks;
                 last = (long)g->nnodes++;
                 pending = g->ncompute;
                 sub = 0;
@@ -160,7 +189,7 @@ static void build_chains(graph *g)
                     GROW(g->compute, g->ccap, g->ncompute + 1);
                     g->compute[g->ncompute++] = (compute_op){.op = (uint32_t)i, .sub_layer = sub};
                 }
-                sub++;
+                sub += 1 + (o->flags ? 0 : o->repeat);
             }
         }
         if (g->ncompute > pending) {
@@ -169,6 +198,22 @@ static void build_chains(graph *g)
             g->ncompute = pending;   /* they belong to no comm op */
         }
         g->count[r] = g->nnodes - g->first_node[r];
+    }
+    /* the lists of nodes per (rank, api), and every node's partner api */
+    size_t napis = g->napis ? g->napis : 1;
+    g->lookup = xcalloc(g->nranks ? g->nranks * napis : 1, sizeof *g->lookup);
+    for (size_t i = 0; i < g->nnodes; i++) {
+        node *n = &g->nodes[i];
+        uint32_t *slot = &g->lookup[n->r * napis + n->api];
+        if (!*slot) {
+            GROW(g->lists, g->lcap, g->nlists + 1);
+            memset(&g->lists[g->nlists], 0, sizeof *g->lists);
+            *slot = (uint32_t)++g->nlists;
+        }
+        list_push(&g->lists[*slot - 1], (uint32_t)i);
+        const char *peer = op_of(g, n)->peer_api ? op_of(g, n)->peer_api : "";
+        size_t *id = strmap_get(&g->api_ids, peer, strlen(peer));
+        n->peer = id ? (uint32_t)*id : NO_API;
     }
 }
 
@@ -179,15 +224,48 @@ static int by_rank_number(const void *a, const void *b, void *arg)
     return x < y ? -1 : x > y;
 }
 
+/* Rank numbers to positions: a table when the numbers are dense (they
+ * normally are 0..R-1), else a binary search. */
+static void index_ranks(graph *g)
+{
+    size_t n = g->nranks;
+    g->by_rank = xmalloc_array(n ? n : 1, sizeof *g->by_rank);
+    for (size_t i = 0; i < n; i++)
+        g->by_rank[i] = i;
+    qsort_r(g->by_rank, n, sizeof *g->by_rank, by_rank_number, (void *)g->ranks);
+    if (!n)
+        return;
+    long lo = g->ranks[g->by_rank[0]].rank, hi = g->ranks[g->by_rank[n - 1]].rank;
+    if (hi - lo < 0 || (unsigned long)(hi - lo) >= 4 * n + 64)
+        return;
+    g->pos_lo = lo;
+    g->pos_n = (size_t)(hi - lo) + 1;
+    g->pos_of = xmalloc_array(g->pos_n, sizeof *g->pos_of);
+    for (size_t i = 0; i < g->pos_n; i++)
+        g->pos_of[i] = -1;
+    /* a rank given twice: the first position, as the search finds it */
+    for (size_t i = n; i-- > 0;)
+        g->pos_of[g->ranks[i].rank - lo] = (long)i;
+}
+
 /* Position of rank number `rank`, or -1. */
 static long rank_pos(const graph *g, long rank)
 {
+    if (g->pos_of) {
+        if (rank < g->pos_lo || (unsigned long)(rank - g->pos_lo) >= g->pos_n)
+            return -1;
+        return g->pos_of[rank - g->pos_lo];
+    }
     size_t lo = 0, hi = g->nranks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         long v = g->ranks[g->by_rank[mid]].rank;
-        if (v == rank)
+        if (v == rank) {
+            /* the first position among equal numbers */
+            while (mid > 0 && g->ranks[g->by_rank[mid - 1]].rank == rank)
+                mid--;
             return (long)g->by_rank[mid];
+        }
         if (v < rank)
             lo = mid + 1;
         else
@@ -205,19 +283,69 @@ static uint32_t uf_find(graph *g, uint32_t x)
     return x;
 }
 
-static int talks_to(const cg_op *o, long rank)
+/* The bitmap over rank positions of a big rank set, shared by the nodes
+ * whose ops share the set's array. */
+static uint32_t set_bits(graph *g, const cg_op *o)
 {
-    for (size_t i = 0; i < o->nranks; i++)
-        if (o->ranks[i] == rank)
-            return 1;
-    return 0;
+    if (g->nsets * 2 >= g->set_cap) {
+        size_t cap = g->set_cap ? g->set_cap * 2 : 64;
+        set_slot *t = xcalloc(cap, sizeof *t);
+        for (size_t i = 0; i < g->set_cap; i++) {
+            if (!g->sets[i].ranks)
+                continue;
+            size_t h = ((uintptr_t)g->sets[i].ranks >> 3) * 0x9e3779b97f4a7c15ULL & (cap - 1);
+            while (t[h].ranks)
+                h = (h + 1) & (cap - 1);
+            t[h] = g->sets[i];
+        }
+        free(g->sets);
+        g->sets = t;
+        g->set_cap = cap;
+    }
+    size_t h = ((uintptr_t)o->ranks >> 3) * 0x9e3779b97f4a7c15ULL & (g->set_cap - 1);
+    while (g->sets[h].ranks && !(g->sets[h].ranks == o->ranks && g->sets[h].n == o->nranks))
+        h = (h + 1) & (g->set_cap - 1);
+    if (g->sets[h].ranks)
+        return g->sets[h].bits;
+    size_t words = (g->nranks + 63) / 64;
+    uint64_t *b = xcalloc(words ? words : 1, sizeof *b);
+    for (size_t i = 0; i < o->nranks; i++) {
+        long p = rank_pos(g, o->ranks[i]);
+        if (p >= 0)
+            b[p / 64] |= 1ULL << (p % 64);
+    }
+    GROW(g->bitmaps, g->bcap, g->nbitmaps + 1);
+    g->bitmaps[g->nbitmaps++] = b;
+    g->sets[h] = (set_slot){.ranks = o->ranks, .n = o->nranks, .bits = (uint32_t)g->nbitmaps};
+    g->nsets++;
+    return (uint32_t)g->nbitmaps;
+}
+
+/* Does node s's op name the rank at position `pos`? */
+static int talks_to(graph *g, node *s, size_t pos)
+{
+    if (s->nranks <= SMALL_SET) {
+        long rank = g->ranks[pos].rank;
+        for (size_t i = 0; i < s->nranks; i++)
+            if (s->ranks[i] == rank)
+                return 1;
+        return 0;
+    }
+    if (!s->bits)
+        s->bits = set_bits(g, op_of(g, s));
+    return (g->bitmaps[s->bits - 1][pos / 64] >> (pos % 64)) & 1;
 }
 
 /* The partner test of msprobe: an op that names no ranks talks to everybody
  * unless it has a direction (then it must name cur's rank). */
-static int is_partner(const cg_op *s, long cur_rank)
+static int is_partner(graph *g, node *s, size_t cur_pos)
 {
-    return (s->nranks == 0 && !(s->flags & CG_DIRECTED)) || talks_to(s, cur_rank);
+    return (s->nranks == 0 && !s->directed) || talks_to(g, s, cur_pos);
+}
+
+static int partner_ok(graph *g, node *s, uint8_t want, size_t cur_pos)
+{
+    return s->type == want && is_partner(g, s, cur_pos);
 }
 
 /* The first node of rank position `cr` that the node `ci` may connect to,
@@ -225,51 +353,82 @@ static int is_partner(const cg_op *s, long cur_rank)
 static long find_partner(graph *g, uint32_t ci, size_t cr, uint32_t stamp)
 {
     const node *cur = &g->nodes[ci];
-    const cg_op *co = op_of(g, cur);
-    const char *peer = co->peer_api ? co->peer_api : "";
-    node_list *l;
+    uint8_t want = cur->type == CG_SRC ? CG_DST : cur->type == CG_DST ? CG_SRC : CG_LINK;
     if (g->p->exact_api) {
-        size_t *slot = strmap_get(&g->apis[cr], peer, strlen(peer));
+        if (cur->peer == NO_API)
+            return -1;
+        uint32_t slot = g->lookup[cr * (g->napis ? g->napis : 1) + cur->peer];
         if (!slot)
             return -1;
-        l = &g->lists[*slot];
-    } else {
-        l = &g->all[cr];
+        node_list *l = &g->lists[slot - 1];
+        if (l->stamp != stamp) {
+            l->stamp = stamp;
+            l->cursor = 0;
+        }
+        /* what rank `stamp - 1` cannot take -- nodes it connected, nodes
+         * that do not talk to it -- stays so while it looks: skip for good */
+        while (l->cursor < l->n && (g->nodes[l->v[l->cursor]].seen_by == stamp ||
+                                    !is_partner(g, &g->nodes[l->v[l->cursor]], cur->r)))
+            l->cursor++;
+        for (uint32_t k = l->cursor; k < l->n; k++) {
+            node *s = &g->nodes[l->v[k]];
+            if (s->seen_by != stamp && partner_ok(g, s, want, cur->r))
+                return (long)l->v[k];
+        }
+        return -1;
     }
-    uint8_t want = co->type == CG_SRC ? CG_DST : co->type == CG_DST ? CG_SRC : CG_LINK;
+    /* msprobe 8.1.0: the partner's name starts with the peer api */
+    const cg_op *co = op_of(g, cur);
+    const char *peer = co->peer_api ? co->peer_api : "";
     size_t plen = strlen(peer);
-    while (l->cursor < l->n && g->nodes[l->v[l->cursor]].seen_by == stamp)
-        l->cursor++;
-    for (uint32_t k = l->cursor; k < l->n; k++) {
-        const node *s = &g->nodes[l->v[k]];
-        if (s->seen_by == stamp)
-            continue;
-        const cg_op *so = op_of(g, s);
-        if (!g->p->exact_api && strncmp(so->name, peer, plen) != 0)
-            continue;
-        if (so->type == want && is_partner(so, g->ranks[cur->r].rank))
-            return (long)l->v[k];
+    uint32_t first = (uint32_t)g->first_node[cr], n = (uint32_t)g->count[cr];
+    if (g->cursor_stamp[cr] != stamp) {
+        g->cursor_stamp[cr] = stamp;
+        g->cursor[cr] = 0;
+    }
+    while (g->cursor[cr] < n && (g->nodes[first + g->cursor[cr]].seen_by == stamp ||
+                                 !is_partner(g, &g->nodes[first + g->cursor[cr]], cur->r)))
+        g->cursor[cr]++;
+    for (uint32_t k = g->cursor[cr]; k < n; k++) {
+        node *s = &g->nodes[first + k];
+        if (s->seen_by != stamp && !strncmp(op_of(g, s)->name, peer, plen) && partner_ok(g, s, want, cur->r))
+            return (long)(first + k);
     }
     return -1;
 }
 
-/* Phase 2b: connect every comm op with its partners on the ranks after it. */
+/* Connect node ci (of rank position r) with its partner on rank position
+ * cr, if any. */
+static int connect_one(graph *g, uint32_t ci, size_t cr, uint32_t stamp)
+{
+    long s = find_partner(g, ci, cr, stamp);
+    if (s < 0)
+        return 0;
+    node *sn = &g->nodes[s], *cur = &g->nodes[ci];
+    sn->seen_by = stamp;
+    /* whichever way the edge points, the partner takes cur's layer */
+    sn->layer = cur->layer;
+    sn->connected = cur->connected = 1;
+    if (sn->kept && cur->kept) {
+        uint32_t a = uf_find(g, ci), b = uf_find(g, (uint32_t)s);
+        if (a != b)
+            g->nodes[a > b ? a : b].parent = a < b ? a : b;
+    }
+    return 1;
+}
+
+/* Phase 2b: connect every comm op with its partners on the ranks after it
+ * (the ranks before it have connected to it already). */
 static void connect(graph *g)
 {
     size_t n = g->nranks;
-    uint8_t *searched = xcalloc(n ? n : 1, 1);
     size_t nmissing = 0, capmissing = 0;
     long *missing = NULL;
-    size_t *all = xmalloc_array(n ? n : 1, sizeof *all);
-    for (size_t i = 0; i < n; i++)
-        all[i] = i;
+    g->visit = xcalloc(n ? n : 1, sizeof *g->visit);
+    g->cursor = xcalloc(n ? n : 1, sizeof *g->cursor);
+    g->cursor_stamp = xcalloc(n ? n : 1, sizeof *g->cursor_stamp);
     for (size_t r = 0; r + 1 < n; r++) {
-        searched[r] = 1;
         uint32_t stamp = (uint32_t)r + 1;
-        for (size_t i = 0; i < g->nlists; i++)
-            g->lists[i].cursor = 0;
-        for (size_t i = 0; i < n; i++)
-            g->all[i].cursor = 0;
         long last = -1;
         for (size_t k = 0; k < g->count[r]; k++) {
             uint32_t ci = (uint32_t)(g->first_node[r] + k);
@@ -278,48 +437,30 @@ static void connect(graph *g)
                 cur->layer = g->nodes[last].layer + 1;
             last = ci;
             const cg_op *co = op_of(g, cur);
-            int found = 0;
-            size_t nt = co->nranks ? co->nranks : n;
-            for (size_t t = 0; t < nt; t++) {
-                long cr;
-                if (co->nranks) {
-                    /* a rank listed twice is one partner */
-                    int dup = 0;
-                    for (size_t u = 0; u < t && !dup; u++)
-                        dup = co->ranks[u] == co->ranks[t];
-                    if (dup)
-                        continue;
-                    cr = rank_pos(g, co->ranks[t]);
-                    if (cr < 0) {
-                        int told = 0;
-                        for (size_t u = 0; u < nmissing && !told; u++)
-                            told = missing[u] == co->ranks[t];
-                        if (!told) {
-                            GROW(missing, capmissing, nmissing + 1);
-                            missing[nmissing++] = co->ranks[t];
-                            note(g, CG_WARN, "rank %ld, which %ld.%s communicates with, has no data: skipped",
-                                 co->ranks[t], g->ranks[r].rank, co->name);
-                        }
-                        continue;
+            int found = cur->connected;
+            if (!co->nranks) {
+                for (size_t cr = r + 1; cr < n; cr++)
+                    found |= connect_one(g, ci, cr, stamp);
+            }
+            for (size_t t = 0; t < co->nranks; t++) {
+                long cr = rank_pos(g, co->ranks[t]);
+                if (cr < 0) {
+                    int told = 0;
+                    for (size_t u = 0; u < nmissing && !told; u++)
+                        told = missing[u] == co->ranks[t];
+                    if (!told) {
+                        GROW(missing, capmissing, nmissing + 1);
+                        missing[nmissing++] = co->ranks[t];
+                        note(g, CG_WARN, "rank %ld, which %ld.%s communicates with, has no data: skipped",
+                             co->ranks[t], g->ranks[r].rank, co->name);
                     }
-                } else {
-                    cr = (long)all[t];
-                }
-                if (searched[cr])
                     continue;
-                long s = find_partner(g, ci, (size_t)cr, stamp);
-                if (s < 0)
-                    continue;
-                node *sn = &g->nodes[s];
-                sn->seen_by = stamp;
-                /* whichever way the edge points, the partner takes cur's layer */
-                sn->layer = g->nodes[ci].layer;
-                if (sn->kept && g->nodes[ci].kept) {
-                    uint32_t a = uf_find(g, ci), b = uf_find(g, (uint32_t)s);
-                    if (a != b)
-                        g->nodes[a > b ? a : b].parent = a < b ? a : b;
                 }
-                found = 1;
+                /* the ranks before are searched; a rank listed twice is one partner */
+                if ((size_t)cr <= r || g->visit[cr] == ci + 1)
+                    continue;
+                g->visit[cr] = ci + 1;
+                found |= connect_one(g, ci, (size_t)cr, stamp);
             }
             if (!found)
                 note(g, g->p->unconnected_level, "Cannot find connected communication node for \"%ld.%s\".",
@@ -327,8 +468,6 @@ static void connect(graph *g)
         }
     }
     free(missing);
-    free(all);
-    free(searched);
 }
 
 static void log_pruned(graph *g)
@@ -505,12 +644,7 @@ void cg_search(const cg_rank *ranks, size_t nranks, const cg_params *p, cg_resul
     g.count = xcalloc(n, sizeof *g.count);
     g.after_op = xmalloc_array(n, sizeof *g.after_op);
     g.after_sub = xcalloc(n, sizeof *g.after_sub);
-    g.apis = xcalloc(n, sizeof *g.apis);
-    g.all = xcalloc(n, sizeof *g.all);
-    g.by_rank = xmalloc_array(n, sizeof *g.by_rank);
-    for (size_t i = 0; i < nranks; i++)
-        g.by_rank[i] = i;
-    qsort_r(g.by_rank, nranks, sizeof *g.by_rank, by_rank_number, (void *)ranks);
+    index_ranks(&g);
     build_chains(&g);
     connect(&g);
     log_pruned(&g);
@@ -523,16 +657,20 @@ void cg_search(const cg_rank *ranks, size_t nranks, const cg_params *p, cg_resul
                 hit(&g, r, (size_t)g.after_op[r], 0, g.after_sub[r]);
         out->phase = out->nhits ? 3 : 0;
     }
-    for (size_t r = 0; r < nranks; r++) {
-        strmap_free(&g.apis[r]);
-        free(g.all[r].v);
-    }
     for (size_t i = 0; i < g.nlists; i++)
         free(g.lists[i].v);
+    for (size_t i = 0; i < g.nbitmaps; i++)
+        free(g.bitmaps[i]);
+    free(g.bitmaps);
+    free(g.sets);
+    strmap_free(&g.api_ids);
+    free(g.lookup);
     free(g.lists);
-    free(g.apis);
-    free(g.all);
+    free(g.cursor);
+    free(g.cursor_stamp);
+    free(g.visit);
     free(g.by_rank);
+    free(g.pos_of);
     free(g.nodes);
     free(g.compute);
     free(g.first_node);

@@ -19,6 +19,11 @@
  * a comm op, is it flagged, whom does it talk to) and chooses the variant
  * rules of the analyzer it implements. Everything is deterministic: groups
  * list their members by rank position, then dump order.
+ *
+ * Cost: connecting is one partner lookup per (comm op, later rank it talks
+ * to) -- R^2/2 per collective over all R ranks, each a few array reads
+ * (rank numbers to positions by table, APIs by number, big rank sets as
+ * bitmaps); everything else is linear in the ops given.
  */
 #ifndef MSP_COMMGRAPH_H
 #define MSP_COMMGRAPH_H
@@ -46,8 +51,13 @@ typedef struct {
     uint8_t type;           /* cg_type */
     const char *api;        /* what it is, e.g. "Distributed.send" */
     const char *peer_api;   /* what a partner must be, e.g. "Distributed.recv" */
-    const long *ranks;      /* the ranks it talks to; none: every rank */
+    const long *ranks;      /* the ranks it talks to; none: every rank. Ops with
+                               the same set may share one array: a big set is
+                               then indexed once */
     size_t nranks;
+    /* ops without flags: */
+    uint32_t repeat;        /* this op stands for 1 + repeat plain compute ops in a row
+                               (a caller may fold the ops that play no part) */
 } cg_op;
 
 typedef struct {

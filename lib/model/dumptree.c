@@ -186,3 +186,69 @@ static int list_level(const char *dir, int ranks, dumptree_list *out)
 int dumptree_ranks(const char *step_dir, dumptree_list *out) { return list_level(step_dir, 1, out); }
 
 int dumptree_steps(const char *root, dumptree_list *out) { return list_level(root, 0, out); }
+
+/* "rank" -> -1, "rank<digits>" -> the number (leading zeros allowed), else -2. */
+static long loose_rank(const char *name)
+{
+    if (strncmp(name, "rank", 4) != 0)
+        return -2;
+    const char *d = name + 4;
+    if (!*d)
+        return -1;
+    long v = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9' || v > 100000000)
+            return -2;
+        v = v * 10 + (*d - '0');
+    }
+    return v;
+}
+
+int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped)
+{
+    memset(out, 0, sizeof *out);
+    if (skipped)
+        memset(skipped, 0, sizeof *skipped);
+    char **names;
+    long n = dir_list(step_dir, &names);
+    if (n < 0)
+        return -1;
+    size_t procs = 0;
+    for (long i = 0; i < n; i++) {
+        long num = loose_rank(names[i]);
+        int proc = num < -1 && is_proc(names[i]);
+        char *full = path_join(step_dir, names[i]);
+        int is_dir = path_kind(full) == PATH_DIR;
+        free(full);
+        if ((num < -1 && !proc) || !is_dir) {
+            if (skipped)
+                add(skipped, step_dir, names[i], -1, DUMPTREE_NUMBERED);
+            continue;
+        }
+        procs += proc;
+        add(out, step_dir, names[i], proc ? -1 : num, proc ? DUMPTREE_PROC : num < 0 ? DUMPTREE_BARE : DUMPTREE_NUMBERED);
+    }
+    names_free(names, n);
+    int rc = 0;
+    if (procs > 1)
+        rc = err_input(step_dir, "holds %zu proc{PID} directories: the dumps of several runs? Expected exactly one.",
+                       procs);
+    else if (procs && out->n > 1)
+        rc = err_input(step_dir, "holds both rank directories and a proc{PID} directory: the dumps of two different "
+                                 "runs? Expected rank, rank0, rank1, ... or exactly one proc{PID}.");
+    if (rc == 0 && out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_number);
+    /* "rank" is rank 0 too; sorted, a repeated rank is next to its twin */
+    for (size_t i = 1; i < out->n && rc == 0; i++) {
+        long a = out->v[i - 1].number < 0 ? 0 : out->v[i - 1].number, b = out->v[i].number < 0 ? 0 : out->v[i].number;
+        if (a == b)
+            rc = err_input(step_dir, "holds both %s and %s: two dumps of rank %ld", out->v[i - 1].name, out->v[i].name,
+                           a);
+    }
+    if (rc) {
+        dumptree_list_free(out);
+        if (skipped)
+            dumptree_list_free(skipped);
+    }
+    return rc;
+}

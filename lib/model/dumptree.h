@@ -55,6 +55,14 @@ int dumptree_classify(const char *path, int *kind);
  * refused. An empty directory gives an empty list. 0 or -1. */
 int dumptree_ranks(const char *step_dir, dumptree_list *out);
 
+/* nan_analyze's reading of a step directory (msprobe's _resolve_input_path,
+ * which skips what it does not know): the rank directories by number, and
+ * in *skipped (may be NULL) the entries left out -- files, links and any
+ * other name than rank, rank<digits> ("rank007" is rank 7) and proc{PID}.
+ * Two directories of one rank ("rank" counts as rank 0), proc{PID} beside
+ * rank directories, or two proc{PID} are refused. 0 or -1. */
+int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped);
+
 /* The step directories of a dump root, by number; anything else refused. */
 int dumptree_steps(const char *root, dumptree_list *out);
 

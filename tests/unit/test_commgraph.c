@@ -319,6 +319,116 @@ static void test_ignored_and_after(void **state)
     sb_free(&s.text);
 }
 
+/* A caller may fold runs of plain compute ops into one op: the sub_layers
+ * (and so the answer) are those of the unfolded list. */
+static void test_folded_runs(void **state)
+{
+    cg_op plain = {.name = "Torch.add.0.forward"};
+    cg_op ar0 = {.name = "Distributed.all_reduce.0.forward", .flags = CG_COMM, .type = CG_LINK,
+                 .api = "Distributed.all_reduce", .peer_api = "Distributed.all_reduce"};
+    cg_op ar1 = ar0, mul = {.name = "Torch.mul.0.forward", .flags = CG_FLAGGED};
+    ar1.name = "Distributed.all_reduce.1.forward";
+    ar1.flags |= CG_KEEP | CG_INPUT_FLAGGED;
+    cg_op r1ar1 = ar1;
+    r1ar1.flags = CG_COMM | CG_KEEP | CG_FLAGGED;
+    /* rank 0: ar0, 3 plain, mul (flagged), ar1 (bad input); rank 1: ar0, 2 plain, ar1 (clean in, bad out) */
+    cg_op u0[] = {ar0, plain, plain, plain, mul, ar1}, u1[] = {ar0, plain, plain, r1ar1};
+    cg_op f0[] = {ar0, plain, mul, ar1}, f1[] = {ar0, plain, r1ar1};
+    f0[1].repeat = 2;
+    f1[1].repeat = 1;
+    cg_rank unfolded[] = {{.rank = 0, .ops = u0, .nops = 6}, {.rank = 1, .ops = u1, .nops = 4}};
+    cg_rank folded[] = {{.rank = 0, .ops = f0, .nops = 4}, {.rank = 1, .ops = f1, .nops = 3}};
+    cg_params p = {.exact_api = 1, .unconnected_level = CG_INFO};
+    cg_result a, b;
+    cg_search(unfolded, 2, &p, &a);
+    cg_search(folded, 2, &p, &b);
+    /* mul at sub_layer 3 loses to rank 1's all_reduce at sub_layer 2 */
+    assert_int_equal(a.phase, 2);
+    assert_int_equal(a.nhits, 1);
+    assert_int_equal(a.hits[0].rank, 1);
+    assert_int_equal(a.hits[0].sub_layer, 2);
+    assert_int_equal(b.nhits, 1);
+    assert_int_equal(b.hits[0].rank, 1);
+    assert_int_equal(b.hits[0].op, 2);
+    assert_int_equal(b.hits[0].sub_layer, 2);
+    cg_result_free(&a);
+    cg_result_free(&b);
+}
+
+/* Big groups (indexed as bitmaps) and rank numbers that are not dense
+ * (found by binary search) connect as small ones do. */
+static void test_big_groups(void **state)
+{
+    enum { R = 40 };
+    static cg_op ops[R][3];
+    static long group[R], half[R / 2];
+    static cg_rank ranks[R];
+    for (int sparse = 0; sparse < 2; sparse++) {
+        for (int r = 0; r < R; r++)
+            group[r] = sparse ? 1000L * r + 7 : r;
+        for (int r = 0; r < R / 2; r++)
+            half[r] = group[2 * r];
+        for (int r = 0; r < R; r++) {
+            /* every rank: all_reduce over the even ranks (odd ones: over everybody),
+             * compute, all_reduce over everybody; rank 17 computes NaN */
+            int even = r % 2 == 0;
+            ops[r][0] = (cg_op){.name = "Distributed.all_reduce.0.forward", .flags = CG_COMM, .type = CG_LINK,
+                                .api = "Distributed.all_reduce", .peer_api = "Distributed.all_reduce",
+                                .ranks = even ? half : group, .nranks = even ? R / 2 : R};
+            ops[r][1] = (cg_op){.name = "Torch.mul.0.forward", .flags = r == 17 ? CG_FLAGGED : 0};
+            ops[r][2] = (cg_op){.name = "Distributed.all_reduce.1.forward",
+                                .flags = CG_COMM | CG_KEEP | (r == 17 ? CG_INPUT_FLAGGED : CG_FLAGGED),
+                                .type = CG_LINK, .api = "Distributed.all_reduce", .peer_api = "Distributed.all_reduce",
+                                .ranks = group, .nranks = R};
+            ranks[r] = (cg_rank){.rank = group[r], .ops = ops[r], .nops = 3};
+        }
+        log_sink s = {STRBUF_INIT};
+        cg_params p = {.exact_api = 1, .unconnected_level = CG_INFO, .log = sink, .log_arg = &s, .log_level = CG_INFO};
+        cg_result res;
+        cg_search(ranks, R, &p, &res);
+        /* mul (sub 0) before the all_reduce whose input it spoilt, at the
+         * layer of everybody's all_reduce.1 */
+        assert_int_equal(res.phase, 2);
+        assert_int_equal(res.nhits, 1);
+        assert_int_equal(res.hits[0].rank, 17);
+        assert_int_equal(res.hits[0].op, 1);
+        assert_int_equal(res.hits[0].layer, 1);
+        /* every rank number of the groups was found */
+        assert_null(strstr(sb_str(&s.text), "has no data"));
+        /* an odd rank's all_reduce.0 takes everybody: an even rank's
+         * all_reduce.0 does not name it, so it pairs with the even rank's
+         * all_reduce.1 (the k-th op that passes msprobe's partner test) */
+        assert_null(strstr(sb_str(&s.text), "Cannot find"));
+        cg_result_free(&res);
+        sb_free(&s.text);
+    }
+}
+
+/* msprobe's `found = cur_node.connected`: a node an earlier rank connected
+ * is not reported as unconnected when its own search finds nothing. */
+static void test_connected_before(void **state)
+{
+    static const long to1[] = {1}, from0[] = {0};
+    cg_op r0[] = {{.name = "Distributed.send.0.forward", .flags = CG_COMM | CG_DIRECTED, .type = CG_SRC,
+                   .api = "Distributed.send", .peer_api = "Distributed.recv", .ranks = to1, .nranks = 1}};
+    cg_op r1[] = {{.name = "Distributed.recv.0.forward", .flags = CG_COMM | CG_DIRECTED, .type = CG_DST,
+                   .api = "Distributed.recv", .peer_api = "Distributed.send", .ranks = from0, .nranks = 1}};
+    cg_op r2[] = {{.name = "Distributed.recv.0.forward", .flags = CG_COMM | CG_DIRECTED, .type = CG_DST,
+                   .api = "Distributed.recv", .peer_api = "Distributed.send", .ranks = from0, .nranks = 1}};
+    cg_rank ranks[] = {{.rank = 0, .ops = r0, .nops = 1}, {.rank = 1, .ops = r1, .nops = 1},
+                       {.rank = 2, .ops = r2, .nops = 1}};
+    log_sink s = {STRBUF_INIT};
+    cg_params p = {.exact_api = 1, .unconnected_level = CG_INFO, .log = sink, .log_arg = &s, .log_level = CG_INFO};
+    cg_result res;
+    cg_search(ranks, 3, &p, &res);
+    assert_int_equal(res.phase, 0);
+    /* rank 1's recv was connected by rank 0's send; rank 2 is the last rank
+     * and never searches */
+    assert_null(strstr(sb_str(&s.text), "Cannot find"));
+    cg_result_free(&res);
+    sb_free(&s.text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +439,9 @@ int main(void)
         cmocka_unit_test(test_grouping_defect),
         cmocka_unit_test(test_partners_and_layers),
         cmocka_unit_test(test_ignored_and_after),
+        cmocka_unit_test(test_folded_runs),
+        cmocka_unit_test(test_big_groups),
+        cmocka_unit_test(test_connected_before),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

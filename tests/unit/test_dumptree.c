@@ -236,11 +236,64 @@ static void test_file(void **state)
     free(r);
 }
 
+/* nan_analyze's listing: what is no rank directory is left out and named;
+ * "rank007" is rank 7; two dumps of one rank are refused. */
+static void test_ranks_loose(void **state)
+{
+    char *s = tree("loose", (const char *const[]){"rank10/", "rank2/", "rank/", "rank_others/", "notes.txt", "rank3",
+                                                  "rankk1/", "rank007/", NULL});
+    dumptree_list l, skipped;
+    err_clear();
+    assert_int_equal(dumptree_ranks_loose(s, &l, &skipped), 0);
+    assert_int_equal(l.n, 4);
+    assert_string_equal(l.v[0].name, "rank");
+    assert_int_equal(l.v[0].number, -1);
+    assert_string_equal(l.v[1].name, "rank2");
+    assert_string_equal(l.v[2].name, "rank007");
+    assert_int_equal(l.v[2].number, 7);
+    assert_string_equal(l.v[3].name, "rank10");
+    /* byte order of the listing: the file rank3, notes.txt, rank_others, rankk1 */
+    assert_int_equal(skipped.n, 4);
+    assert_string_equal(skipped.v[0].name, "notes.txt");
+    assert_string_equal(skipped.v[1].name, "rank3");
+    assert_string_equal(skipped.v[2].name, "rank_others");
+    assert_string_equal(skipped.v[3].name, "rankk1");
+    dumptree_list_free(&l);
+    dumptree_list_free(&skipped);
+    /* skipped may be NULL */
+    assert_int_equal(dumptree_ranks_loose(s, &l, NULL), 0);
+    assert_int_equal(l.n, 4);
+    dumptree_list_free(&l);
+    free(s);
+
+    static const char *const twice[] = {"rank/", "rank0/", NULL}, *const zeros[] = {"rank7/", "rank07/", NULL},
+                             *const procs[] = {"proc1/", "proc2/", NULL}, *const mixed[] = {"proc1/", "rank1/", NULL};
+    static const struct {
+        const char *name;
+        const char *const *entries;
+        const char *frag;
+    } bad[] = {
+        {"loose_twice", twice, "holds both rank and rank0: two dumps of rank 0"},
+        {"loose_zeros", zeros, "two dumps of rank 7"},
+        {"loose_procs", procs, "holds 2 proc{PID} directories"},
+        {"loose_mixed", mixed, "both rank directories and a proc{PID}"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = tree(bad[i].name, bad[i].entries);
+        err_clear();
+        assert_int_equal(dumptree_ranks_loose(s, &l, &skipped), -1);
+        tu_assert_err(s, bad[i].frag);
+        assert_null(l.v);
+        assert_null(skipped.v);
+        free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classify), cmocka_unit_test(test_ranks), cmocka_unit_test(test_ranks_refused),
-        cmocka_unit_test(test_steps),    cmocka_unit_test(test_file),
+        cmocka_unit_test(test_steps),    cmocka_unit_test(test_file),  cmocka_unit_test(test_ranks_loose),
     };
     return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }
