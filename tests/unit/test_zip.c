@@ -9,7 +9,7 @@
 #include "base/files.h"
 #include "base/le.h"
 #include "base/err.h"
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "base/strbuf.h"
 #include "format/zip.h"
 #include "testutil.h"
