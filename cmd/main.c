@@ -4,6 +4,7 @@
  * Each subcommand parses its own arguments from its option table. */
 #include "cmd/cmd.h"
 #include "compare/commands.h"
+#include "config_check/commands.h"
 #include "parse/commands.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -18,6 +19,8 @@ static const command *const commands[] = {
     &compare_command,
     &merge_result_command,
     &parse_command,
+    &config_check_command,
+    &ckpt_compare_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -589,6 +589,8 @@ int pt_tensor(pt_archive *ar, const pk_value *v, tensor *out)
     return rc;
 }
 
+int pt_owns_data(const pt_archive *ar) { return ar->ninflated > 0; }
+
 int pt_global_is(const pk_value *v, const char *module, const char *name)
 {
     return v && v->kind == PK_GLOBAL && strcmp(v->u.global.module, module) == 0 && strcmp(v->u.global.name, name) == 0;

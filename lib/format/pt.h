@@ -63,6 +63,10 @@ int pt_is_tensor(const pk_value *v);
 /* The tensor v describes; it owns nothing (the archive does), tensor_free
  * is harmless. 0 or -1 (error recorded against the archive's path). */
 int pt_tensor(pt_archive *ar, const pk_value *v, tensor *out);
+/* Does the archive hold data its tensors point to (storages it inflated)?
+ * When not, their views point into buf only and the archive may be closed
+ * while they are used. */
+int pt_owns_data(const pt_archive *ar);
 /* Is v the global module.name? */
 int pt_global_is(const pk_value *v, const char *module, const char *name);
 
