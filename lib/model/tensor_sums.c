@@ -1,15 +1,12 @@
 /* The float32 sums of two tensors (tensor_sums.h). */
 #include "model/tensor_sums.h"
+#include "model/vec4.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 enum { CHUNK = 1024 };
-
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-typedef double v2d __attribute__((vector_size(16)));
 
 /* Neumaier's compensated sum. */
 typedef struct {
@@ -29,45 +26,14 @@ static void csum_add(csum *k, double x)
 /* Once a sum met inf or NaN the compensation means nothing. */
 static double csum_get(const csum *k) { return isfinite(k->s) ? k->s + k->c : k->s; }
 
-enum { LD_F32, LD_BF16, LD_F16 };
-
-static inline v4f half4(v4i h)
-{
-    /* float16 -> float32 without branches: exponent rebias by multiplying,
-     * inf and NaN patched in (tensor.c's conversion on four lanes) */
-    v4i sign = (h & 0x8000) << 16;
-    v4i em = h & 0x7fff;
-    v4i finite = (v4i)((v4f)(em << 13) * 0x1p112f);
-    v4i special = 0x7f800000 | (em & 0x3ff) << 13;
-    v4i big = em >= 0x7c00;
-    return (v4f)(((big & special) | (~big & finite)) | sign);
-}
-
-static inline v4f load4(const unsigned char *p, int ld)
-{
-    if (ld == LD_F32) {
-        v4f v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    uint16_t h[4];
-    memcpy(h, p, sizeof h);
-    v4i v = {h[0], h[1], h[2], h[3]};
-    return ld == LD_BF16 ? (v4f)(v << 16) : half4(v);
-}
-
-static inline v2d lo2(v4f v) { return (v2d){v[0], v[1]}; }
-static inline v2d hi2(v4f v) { return (v2d){v[2], v[3]}; }
-
 /* Elements [0, len) (a multiple of 4) of two operand streams. */
 static inline __attribute__((always_inline)) void kern(const unsigned char *pa, const unsigned char *pb, size_t len,
                                                       int lda, int ldb, tensor_sums *s)
 {
     const v2d z = {0, 0};
     v2d dot0 = z, dot1 = z, aa0 = z, aa1 = z, bb0 = z, bb1 = z, dd0 = z, dd1 = z;
-    size_t ea = lda == LD_F32 ? 4 : 2, eb = ldb == LD_F32 ? 4 : 2;
     for (size_t i = 0; i < len; i += 4) {
-        v4f x = load4(pa + ea * i, lda), y = load4(pb + eb * i, ldb);
+        v4f x = load4(pa, i, lda), y = load4(pb, i, ldb);
         v4f d = x - y; /* float32 difference, as numpy's a - b */
         v2d xl = lo2(x), xh = hi2(x), yl = lo2(y), yh = hi2(y), dl = lo2(d), dh = hi2(d);
         dot0 += xl * yl;
