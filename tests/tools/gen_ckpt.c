@@ -233,14 +233,14 @@ static int write_megatron(const opts *o, const model *m, const char *iter)
                 stage[n] = p->stage / o->pp;
                 ps[n++] = p;
             }
-            char rank[64];
+            strbuf rank = STRBUF_INIT, path = STRBUF_INIT;
             if (o->pp > 1)
-                snprintf(rank, sizeof rank, "%s/mp_rank_%02d_%03d", iter, t, pp);
+                sb_addf(&rank, "%s/mp_rank_%02d_%03d", iter, t, pp);
             else
-                snprintf(rank, sizeof rank, "%s/mp_rank_%02d", iter, t);
-            rc = dir_create(rank);
-            strbuf path = STRBUF_INIT;
-            sb_addf(&path, "%s/model_optim_rng.pt", rank);
+                sb_addf(&rank, "%s/mp_rank_%02d", iter, t);
+            rc = dir_create(sb_str(&rank));
+            sb_addf(&path, "%s/model_optim_rng.pt", sb_str(&rank));
+            sb_free(&rank);
             rank_ctx ctx = {o, ps, t};
             if (rc == 0)
                 rc = ckw_megatron_rank_fill(sb_str(&path), &a, ts, stage, n, fill_shard, &ctx);
