@@ -278,7 +278,7 @@ int ckw_megatron_rank_fill(const char *path, const ckw_args *a, const ckw_tensor
     int stages = a->vpp > 0 ? a->vpp : 1;
     int rc = 0;
     for (int v = 0; v < stages && rc == 0; v++) {
-        char key[16];
+        char key[32];
         if (a->vpp > 0)
             snprintf(key, sizeof key, "model%d", v);
         else
