@@ -13,14 +13,19 @@
 /* The .metadata of a big model is a few MB; far beyond is not metadata. */
 #define MAX_METADATA_BYTES ((size_t)1 << 31)
 
+/* Besides the classes: torch.serialization._get_layout('torch.strided') is
+ * how a layout pickles, builtins.getattr(EnumClass, 'NAME') how Python 3.11
+ * pickles an enum member. Recorded as calls, never made. */
 static const pk_global allowed[] = {
-    {"torch.distributed.*", "*"}, {"torch", "Size"}, {"torch", "strided"}, {"torch", "sparse_coo"},
+    {"torch.distributed.*", "*"}, {"torch", "Size"}, {"torch.serialization", "_get_layout"}, {"torch", "strided"},
+    {"torch", "sparse_coo"},
     {"torch", "sparse_csr"}, {"torch", "float32"}, {"torch", "float16"}, {"torch", "bfloat16"},
     {"torch", "float64"}, {"torch", "int8"}, {"torch", "uint8"}, {"torch", "int16"}, {"torch", "int32"},
     {"torch", "int64"}, {"torch", "bool"}, {"torch", "complex64"}, {"torch", "complex128"},
     {"torch", "float8_e4m3fn"}, {"torch", "float8_e5m2"}, {"torch", "uint16"}, {"torch", "uint32"},
     {"torch", "uint64"}, {"collections", "OrderedDict"}, {"collections", "defaultdict"}, {"builtins", "set"},
-    {"builtins", "frozenset"}, {"builtins", "object"}, {"copyreg", "_reconstructor"}, {"megatron.*", "*"},
+    {"builtins", "frozenset"}, {"builtins", "object"}, {"builtins", "getattr"}, {"copyreg", "_reconstructor"},
+    {"megatron.*", "*"},
     {"enum", "Enum"},
 };
 

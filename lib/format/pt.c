@@ -62,11 +62,14 @@ static const struct {
  * checkpoints keep next to the weights (argparse.Namespace args, enums,
  * BytesIO extra states, numpy RNG states, torch.Size, dtypes, layouts,
  * the dataclasses of torch.distributed.checkpoint's .metadata). Nothing is
- * ever called: instances are recorded as (class, arguments, state). */
+ * ever called: instances are recorded as (class, arguments, state) --
+ * getattr(EnumClass, 'NAME') too, which is how Python 3.11 pickles an enum
+ * member, and torch.serialization._get_layout, how a layout pickles. */
 static const pk_global ckpt_globals[] = {
     { "argparse", "Namespace" }, { "_io", "BytesIO" }, { "io", "BytesIO" }, { "builtins", "bytearray" },
     { "builtins", "set" }, { "builtins", "frozenset" }, { "builtins", "complex" }, { "builtins", "slice" },
-    { "builtins", "object" }, { "builtins", "range" }, { "copyreg", "_reconstructor" },
+    { "builtins", "object" }, { "builtins", "range" }, { "builtins", "getattr" }, { "copyreg", "_reconstructor" },
+    { "torch.serialization", "_get_layout" },
     { "collections", "defaultdict" }, { "torch", "Size" }, { "torch", "device" }, { "torch", "strided" },
     { "torch", "sparse_coo" }, { "torch", "sparse_csr" }, { "torch", "_mkldnn" }, { "pathlib", "PosixPath" },
     { "pathlib", "PurePosixPath" }, { "enum", "Enum" }, { "torch.distributed.*", "*" }, { "megatron.*", "*" },
