@@ -10,7 +10,8 @@ usage: conformance_config.py CORPUS MSPROBE_BINARY SCRATCH_DIR
    style (bold, bordered, centred, top); the listed fixes applied to msprobe's
    side first: the env sheet's bench/cmp columns swapped back (README
    difference), weights rows of one step and rank in name order, random rows
-   of one rank in op order (msprobe: Python set order). The same with
+   of one rank in op order (msprobe: Python set order); the sheets no fix
+   touches also through ../shared/tools/conformance.py. The same with
    --format csv, one file per sheet.
 2. Static pack (-d): hyperparameters_static.json byte for byte; env as JSON
    data and in json.dumps(indent=4) layout; pip lines Name=version.
@@ -173,6 +174,14 @@ def check_packs(corpus, binary, scratch):
             "sheet %s: %d rows, every cell, type and highlight as msprobe's%s%s" % (
                 sheet, len(book.get(sheet, [])) - 1, "" if styled.get(sheet) else " (HEADER STYLE)",
                 "" if not bad else ": " + "; ".join(bad[:5])))
+    # the sheets no listed fix touches, also through the shared cell-by-cell tool
+    tool = os.environ.get("CONFORMANCE_TOOL", os.path.join(os.path.dirname(corpus), "tools", "conformance.py"))
+    if os.path.exists(tool):
+        for sheet in ("summary", "pip", "dataset", "hyperparameters"):
+            r = subprocess.run([sys.executable, tool, os.path.join(exp_dir, "result.xlsx"),
+                                os.path.join(out, "result.xlsx"), "--sheet", sheet], capture_output=True, text=True)
+            say(r.returncode == 0, "conformance.py --sheet %s: %s" % (sheet, r.stdout.strip().splitlines()[-1]
+                                                                      if r.stdout.strip() else r.stderr.strip()))
     # csv: the same cells, one file per sheet
     outc = os.path.join(scratch, "packs_csv")
     r = subprocess.run([binary, "config_check", "-c", "packs/bench.zip", "packs/cmp.zip", "-o", outc, "--format",
