@@ -46,7 +46,7 @@ static const opt options[] = {
 static const opts_spec spec = {
     .usage = "-d [FILE ...] [-o OUT.zip]\n"
              "-c BENCH.zip CMP.zip [-o DIR] [--format xlsx|csv]\n"
-             "-c CKPT1 CKPT2 [-o OUT.json] [--format json|csv|xlsx] [-j N]",
+             "-c CKPT1 CKPT2 [-o OUT.json] [--format csv|xlsx]",
     .about = "Were two training runs set up alike? A pack (a zip) holds a run's environment variables, installed "
              "packages, hyper-parameters, and -- packed by msprobe's ConfigChecker during training -- its first "
              "batches, weights and random calls. -c compares two packs into result.xlsx: one sheet per checker "
