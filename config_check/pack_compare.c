@@ -122,9 +122,12 @@ int cc_compare_packs(const cc_opts *o, const char *bench_path, const char *cmp_p
     size_t ns = 0;
     int rc = 0;
     for (size_t i = 0; i < NCHECKERS && rc == 0; i++) {
+        memset(&sheets[ns], 0, sizeof sheets[ns]);
         int r = checkers[i](&ctx, &sheets[ns]);
-        if (r < 0)
+        if (r < 0) {
+            sheet_free(&sheets[ns]); /* what it filled before failing */
             rc = -1;
+        }
         else if (r > 0)
             ns++;
     }

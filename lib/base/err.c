@@ -44,12 +44,14 @@ int err_vset(int cause, const char *path, const char *fmt, va_list ap)
         vsnprintf(err_msg + head, err_cap - head, fmt, again);
     va_end(again);
     /* One line of text only: a message quoting file content (a damaged
-     * name) must neither break the line nor put invalid UTF-8 on the
-     * terminal: such bytes become '?'. */
+     * name) must neither break the line nor put control characters or
+     * invalid UTF-8 on the terminal: such bytes become '?'. */
     unsigned char *u = (unsigned char *)err_msg, *end = u + strlen(err_msg);
     while (u < end) {
-        if (*u == '\n' || *u == '\r') {
+        if (*u == '\n' || *u == '\r' || *u == '\t') {
             *u++ = ' ';
+        } else if (*u < 0x20 || *u == 0x7f) {
+            *u++ = '?'; /* no control character reaches the terminal */
         } else if (*u < 0x80) {
             u++;
         } else {
