@@ -61,6 +61,9 @@ pack envdir.zip '[["env/x", "{}"]]'
 pack badstep.zip '[["dataset/stepA/rank0/dataset.json", "{}"]]'
 pack badrank.zip '[["random/rankX.json", "{}"]]'
 pack flatweights.zip '[["weights/weight.json", "{}"]]'
+# a checker that fails half-way: its sheet has rows when the second file turns out broken
+pack hyperbad_a.zip '[["hyperparameters/hyperparameters_static.json", "{\"a\": 1}"], ["hyperparameters/hyperparameters_dynamic.json", "[1,"]]'
+pack hyperbad_b.zip '[["hyperparameters/hyperparameters_static.json", "{\"a\": 2}"], ["hyperparameters/hyperparameters_dynamic.json", "[1,"]]'
 python3 - "$CC" <<'PY'
 import struct, sys, warnings, zipfile, zlib
 warnings.simplefilter("ignore")
