@@ -349,8 +349,9 @@ static int is_dup_record(const jval *v)
 
 void hp_update(hp_dict *acc, const hp_dict *add)
 {
-    int has_values_key = hp_get(acc, "values", 6) != NULL;
     for (size_t i = 0; i < add->n; i++) {
+        /* msprobe looks for a top-level "values" key at every item */
+        int has_values_key = hp_get(acc, "values", 6) != NULL;
         const jmember *m = &add->m[i];
         const jval *old = hp_get(acc, m->key, m->keylen);
         if (!old || py_json_equal(old, &m->val)) {
