@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "compare/commands.h"
 #include "nan_analyze/commands.h"
+#include "config_check/commands.h"
 #include "parse/commands.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -20,6 +21,8 @@ static const command *const commands[] = {
     &merge_result_command,
     &parse_command,
     &nan_analyze_command,
+    &config_check_command,
+    &ckpt_compare_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -1,5 +1,6 @@
 #include "base/err.h"
 #include "base/log.h"
+#include "base/utf8.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -42,10 +43,25 @@ int err_vset(int cause, const char *path, const char *fmt, va_list ap)
     if (body > 0)
         vsnprintf(err_msg + head, err_cap - head, fmt, again);
     va_end(again);
-    /* One line only: a message quoting file content must not break it. */
-    for (char *c = err_msg; *c; c++)
-        if (*c == '\n' || *c == '\r')
-            *c = ' ';
+    /* One line of text only: a message quoting file content (a damaged
+     * name) must neither break the line nor put control characters or
+     * invalid UTF-8 on the terminal: such bytes become '?'. */
+    unsigned char *u = (unsigned char *)err_msg, *end = u + strlen(err_msg);
+    while (u < end) {
+        if (*u == '\n' || *u == '\r' || *u == '\t') {
+            *u++ = ' ';
+        } else if (*u < 0x20 || *u == 0x7f) {
+            *u++ = '?'; /* no control character reaches the terminal */
+        } else if (*u < 0x80) {
+            u++;
+        } else {
+            size_t k = utf8_seq_len(u, end);
+            if (k)
+                u += k;
+            else
+                *u++ = '?';
+        }
+    }
     err_why = cause ? cause : ERR_INTERNAL;
     return -1;
 }

@@ -307,6 +307,37 @@ static int store(const opt *o, const char *name, const char *val, void *dest)
     }
 }
 
+/* The values of an OPT_LIST option at argv[*i]: `val` when given in the
+ * same word (then the only one), else the words that follow up to one that
+ * looks like an option or "--" (argparse's greedy nargs). */
+static int take_list(const opt *o, const char *name, int argc, char **argv, int *i, const char *val, void *dest)
+{
+    opt_list *l = field(dest, o->off);
+    int n = 0;
+    char **first = argv + *i + 1;
+    if (val) {
+        argv[*i] = (char *)val;
+        first = argv + *i;
+        n = 1;
+    } else {
+        while (*i + 1 + n < argc && (o->hi < 0 || n < o->hi) && strcmp(argv[*i + 1 + n], "--") != 0
+               && !looks_like_option(argv[*i + 1 + n]))
+            n++;
+        *i += n;
+    }
+    if (n < o->lo || (o->hi >= 0 && n > o->hi)) {
+        if (o->lo == o->hi)
+            return err_set(ERR_USAGE, NULL, "%s needs %lld values (%s), got %d", name, o->lo,
+                           o->metavar ? o->metavar : "VALUE", n);
+        return err_set(ERR_USAGE, NULL, "%s needs at least %lld values (%s), got %d", name, o->lo,
+                       o->metavar ? o->metavar : "VALUE", n);
+    }
+    l->v = first;
+    l->n = n;
+    l->given = 1;
+    return 0;
+}
+
 static void set_defaults(const table *t, void *dest)
 {
     for (size_t e = 0; e < t->n; e++) {
@@ -384,6 +415,12 @@ static int parse(const opts_spec *spec, const table *t, int argc, char **argv, v
             return -1;
         const opt *o = t->v[m.entry];
         const char *val = m.value;
+        if (o->type == OPT_T_LIST) {
+            if (take_list(o, m.name, argc, argv, &i, val, dest) != 0)
+                return -1;
+            given[m.entry] = 1;
+            continue;
+        }
         if (!opts_takes_value(o) && val && o->type != OPT_T_REFUSE)
             return err_set(ERR_USAGE, NULL, "%s takes no value (got '%s')", m.name, val);
         if (!val && opts_takes_value(o) && i + 1 < argc && !looks_like_option(argv[i + 1]))

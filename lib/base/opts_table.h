@@ -17,6 +17,7 @@ enum opt_type {
     OPT_T_OPTSTRING, /* const char * = the value, or def when none follows (argparse nargs='?') */
     OPT_T_INT,       /* int in [lo, hi] */
     OPT_T_CHOICE,    /* int = the value of the chosen name */
+    OPT_T_LIST,      /* opt_list = the values that follow (argparse nargs='*', '+' or a number) */
     OPT_T_REFUSE,    /* an option of msprobe's we do not offer: fails with `help` as the reason */
     OPT_T_HELP,      /* built in */
     OPT_T_VERSION,
@@ -29,6 +30,16 @@ enum {
     OPT_FILE = 4,     /* the value is a path: complete file names */
     OPT_DIR = 8,      /* the value is a directory: complete directory names */
 };
+
+/* The values of an OPT_LIST option: v[0..n) point into argv (the parser
+ * points argv[i] past the '=' of --opt=value, the only form of a single
+ * value in the same word); given is 1 once the option appeared, even with
+ * no value (argparse: -d alone gives []). Given twice, the last one counts. */
+typedef struct {
+    char **v;
+    int n;
+    int given;
+} opt_list;
 
 /* One name an OPT_CHOICE takes; `refusal`, when set, is why we refuse it. */
 typedef struct {
@@ -74,6 +85,12 @@ typedef struct opt {
      .help = (h), __VA_ARGS__}
 #define OPT_CHOICE(n, st, field, ch, h, ...) \
     {.type = OPT_T_CHOICE, .names = (n), .off = OPT_TYPED_(st, field, int), .choices = (ch), .help = (h), __VA_ARGS__}
+/* opt_list field: between min and max values (max -1: no limit) follow the
+ * option, up to the next word that looks like an option; the metavar is
+ * shown as it is ("[FILE ...]", "BENCH CMP"). */
+#define OPT_LIST(n, st, field, meta, min, max, h, ...)                                                            \
+    {.type = OPT_T_LIST, .names = (n), .off = OPT_TYPED_(st, field, opt_list), .metavar = (meta), .lo = (min),      \
+     .hi = (max), .help = (h), __VA_ARGS__}
 #define OPT_REFUSE(n, why) {.type = OPT_T_REFUSE, .names = (n), .flags = OPT_HIDDEN, .help = (why)}
 
 /* What --help shows besides the options. */

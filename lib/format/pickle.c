@@ -297,17 +297,28 @@ static const char *py3_module(const char *mod, size_t len)
     return NULL;
 }
 
+/* "pkg.*" allows pkg and every module below it. */
+static int module_matches(const char *pattern, const char *mod)
+{
+    size_t n = strlen(pattern);
+    if (n >= 2 && pattern[n - 2] == '.' && pattern[n - 1] == '*')
+        return strncmp(pattern, mod, n - 2) == 0 && (mod[n - 2] == 0 || mod[n - 2] == '.');
+    return strcmp(pattern, mod) == 0;
+}
+
+static int name_matches(const char *pattern, const char *name) { return !strcmp(pattern, "*") || !strcmp(pattern, name); }
+
 static int push_global(vm *m, const char *mod, size_t mlen, const char *name, size_t nlen)
 {
     const char *mapped = py3_module(mod, mlen);
     const char *mname = mapped ? mapped : arena_strndup(m->a, mod, mlen);
     const char *gname = arena_strndup(m->a, name, nlen);
     for (size_t i = 0; i < m->n_allowed; i++)
-        if (strcmp(m->allowed[i].module, mname) == 0 && strcmp(m->allowed[i].name, gname) == 0) {
+        if (module_matches(m->allowed[i].module, mname) && name_matches(m->allowed[i].name, gname)) {
             pk_value *g = new_value(m, PK_GLOBAL);
             g->u.global.id = (int)i;
-            g->u.global.module = m->allowed[i].module;
-            g->u.global.name = m->allowed[i].name;
+            g->u.global.module = mname;
+            g->u.global.name = gname;
             push(m, g);
             return 0;
         }
@@ -350,6 +361,15 @@ static pk_value *construct(vm *m, const pk_value *g, const pk_value *args, int *
     if (is_named(g, "collections", "OrderedDict")) {
         if (n != 0) {
             fail(m, "OrderedDict() with arguments is not supported");
+            return NULL;
+        }
+        return new_value(m, PK_DICT);
+    }
+    if (is_named(g, "collections", "defaultdict")) {
+        /* defaultdict(factory): its items follow as SETITEMS; the factory
+         * (a class named by an allowed global) does not matter to data */
+        if (n > 1) {
+            fail(m, "defaultdict() with more than one argument is not supported");
             return NULL;
         }
         return new_value(m, PK_DICT);

@@ -11,6 +11,7 @@
  * evaluated into plain values because later opcodes depend on their type:
  *   collections.OrderedDict()           → a dict (SETITEMS fill it; a BUILD
  *                                          with a dict state sets `attrs`)
+ *   collections.defaultdict(factory)    → a dict
  *   _codecs.encode(text, 'latin1')      → bytes (how protocol 2 stores bytes)
  *   builtins.bytes() / bytearray()      → empty bytes
  *   builtins.set(list) / frozenset(...) → a set
@@ -52,6 +53,11 @@ struct pk_value {
     pk_value *attrs;   /* DICT made by OrderedDict(): a BUILD state, or NULL */
 };
 
+/* An allowed global: module and name as written (after the Python 2
+ * mapping); module "pkg.*" allows pkg and every module below it, name "*"
+ * every name (for classes whose instances are read as data only, e.g.
+ * Megatron's enums). A GLOBAL value keeps the module and name it was
+ * written with and the index of the entry that allowed it. */
 typedef struct {
     const char *module, *name;
 } pk_global;

@@ -22,7 +22,9 @@ enum {
     G_ODICT, G_ENCODE, G_BYTES,
     G_NP_RECON, G_NP_RECON2, G_NP_SCALAR, G_NP_SCALAR2, G_NP_FROMBUF, G_NP_FROMBUF2, G_NP_NDARRAY, G_NP_DTYPE,
     G_NP_DTYPE2,
-    G_STORAGE0
+    /* checkpoints only (PT_CHECKPOINT): classes read as data */
+    G_CKPT0,
+    G_STORAGE0 = G_CKPT0 + 30
 };
 
 /* Storage classes: legacy typed classes, the untyped one, quantized ones. */
@@ -55,6 +57,28 @@ static const struct {
 #define N_DTYPES (sizeof torch_dtypes / sizeof torch_dtypes[0])
 #define N_ALLOWED (G_DTYPE0 + N_DTYPES)
 
+/* What a checkpoint's pickle may name besides tensors and their storages:
+ * the classes of the values Megatron-LM, MindSpeed and torch's distributed
+ * checkpoints keep next to the weights (argparse.Namespace args, enums,
+ * BytesIO extra states, numpy RNG states, torch.Size, dtypes, layouts,
+ * the dataclasses of torch.distributed.checkpoint's .metadata). Nothing is
+ * ever called: instances are recorded as (class, arguments, state) --
+ * getattr(EnumClass, 'NAME') too, which is how Python 3.11 pickles an enum
+ * member, and torch.serialization._get_layout, how a layout pickles. */
+static const pk_global ckpt_globals[] = {
+    { "argparse", "Namespace" }, { "_io", "BytesIO" }, { "io", "BytesIO" }, { "builtins", "bytearray" },
+    { "builtins", "set" }, { "builtins", "frozenset" }, { "builtins", "complex" }, { "builtins", "slice" },
+    { "builtins", "object" }, { "builtins", "range" }, { "builtins", "getattr" }, { "copyreg", "_reconstructor" },
+    { "torch.serialization", "_get_layout" },
+    { "collections", "defaultdict" }, { "torch", "Size" }, { "torch", "device" }, { "torch", "strided" },
+    { "torch", "sparse_coo" }, { "torch", "sparse_csr" }, { "torch", "_mkldnn" }, { "pathlib", "PosixPath" },
+    { "pathlib", "PurePosixPath" }, { "enum", "Enum" }, { "torch.distributed.*", "*" }, { "megatron.*", "*" },
+    { "mindspeed.*", "*" }, { "modellink.*", "*" }, { "mindspeed_llm.*", "*" }, { "transformer_engine.*", "*" },
+    { "apex.*", "*" },
+};
+#define N_CKPT_GLOBALS (sizeof ckpt_globals / sizeof ckpt_globals[0])
+_Static_assert(N_CKPT_GLOBALS <= G_STORAGE0 - G_CKPT0, "room for the checkpoint globals");
+
 const char *pt_storage_class(dtype_id dt)
 {
     for (size_t i = 0; i < N_STORAGES; i++)
@@ -63,9 +87,9 @@ const char *pt_storage_class(dtype_id dt)
     return NULL;
 }
 
-static void allow_list(pk_global *g)
+static void allow_list(pk_global *g, int checkpoint)
 {
-    static const pk_global fixed[G_STORAGE0] = {
+    static const pk_global fixed[G_CKPT0] = {
         [G_V2] = { "torch._utils", "_rebuild_tensor_v2" },
         [G_V3] = { "torch._utils", "_rebuild_tensor_v3" },
         [G_V1] = { "torch._utils", "_rebuild_tensor" },
@@ -88,6 +112,12 @@ static void allow_list(pk_global *g)
         [G_NP_DTYPE2] = { "numpy.dtypes", "dtype" },
     };
     memcpy(g, fixed, sizeof fixed);
+    /* unused slots name nothing a pickle can write */
+    for (int i = G_CKPT0; i < G_STORAGE0; i++)
+        g[i] = (pk_global){ "", "" };
+    if (checkpoint)
+        for (size_t i = 0; i < N_CKPT_GLOBALS; i++)
+            g[G_CKPT0 + i] = ckpt_globals[i];
     for (size_t i = 0; i < N_STORAGES; i++)
         g[G_STORAGE0 + i] = (pk_global){ "torch", storages[i].name };
     for (size_t i = 0; i < N_DTYPES; i++)
@@ -95,11 +125,30 @@ static void allow_list(pk_global *g)
 }
 
 typedef struct {
+    char *key;
+    void *data;
+    size_t size;
+} inflated_storage;
+
+struct pt_archive {
+    const char *path;
+    zip_archive z;
+    char *prefix;            /* "<prefix>/" */
+    int big_endian;
+    arena a;                 /* the pickle's values */
+    pk_value *root;
+    void *pkl_owned;
+    inflated_storage *inflated;  /* deflated storage records, inflated once */
+    size_t ninflated, cap;
+};
+
+typedef struct {
     const char *path;
     zip_archive *z;
     const char *prefix;      /* "<prefix>/" */
     int big_endian;
     tensor *out;
+    pt_archive *arch;        /* a checkpoint: storages stay with the archive */
 } pt_ctx;
 
 /* The archive member <prefix><suffix>, or NULL. */
@@ -170,6 +219,22 @@ static int load_storage(pt_ctx *c, const pk_value *pid, int *dtype, const unsign
     if (!e)
         return err_input(c->path, "storage record '%s%s' is missing from the archive", c->prefix, rel);
     void *owned;
+    if (c->arch) {
+        pt_archive *ar = c->arch;
+        for (size_t i = 0; i < ar->ninflated; i++)
+            if (strcmp(ar->inflated[i].key, rel) == 0) {
+                *data = ar->inflated[i].data;
+                *bytes = ar->inflated[i].size;
+                return 0;
+            }
+        if (zip_read(c->z, e, 0, data, bytes, &owned) != 0)
+            return -1;
+        if (owned) {
+            GROW(ar->inflated, ar->cap, ar->ninflated + 1);
+            ar->inflated[ar->ninflated++] = (inflated_storage){ xstrdup(rel), owned, *bytes };
+        }
+        return 0;
+    }
     if (zip_read(c->z, e, 0, data, bytes, &owned) != 0)
         return -1;
     free(c->out->owned);
@@ -423,45 +488,113 @@ static int read_byteorder(pt_ctx *c)
     return rc;
 }
 
+/* Open the archive, check it is a torch.save file and parse its pickle
+ * with the allow-list of `checkpoint`. */
+static int archive_open(pt_archive *ar, const char *path, const unsigned char *buf, size_t size, int checkpoint)
+{
+    memset(ar, 0, sizeof *ar);
+    ar->path = path;
+    arena_init(&ar->a, 16 * 1024);
+    if (zip_open(&ar->z, path, buf, size) != 0)
+        return -1;
+    /* a checkpoint has an entry per storage: index them (and refuse a name
+     * given twice, which would make the storage ambiguous) */
+    if (checkpoint && zip_index(&ar->z, ZIP_MAX_ENTRIES, 0, 0) != 0)
+        return -1;
+    const zip_entry *pe = find_pickle(&ar->z, path);
+    if (!pe)
+        return -1;
+    ar->prefix = xstrndup(pe->name, pe->name_len - 8);
+    if (member(&ar->z, ar->prefix, "constants.pkl", 13))
+        return err_input(path, "TorchScript archives (torch.jit.save) are not supported; expected a torch.save file");
+    pt_ctx c = { path, &ar->z, ar->prefix, 0, NULL, NULL };
+    if (read_byteorder(&c) != 0)
+        return -1;
+    ar->big_endian = c.big_endian;
+    const unsigned char *pkl;
+    size_t pkl_size;
+    if (zip_read(&ar->z, pe, MAX_PICKLE_BYTES, &pkl, &pkl_size, &ar->pkl_owned) != 0)
+        return -1;
+    char *what = xstrndup(pe->name, pe->name_len);
+    pk_global allowed[N_ALLOWED];
+    allow_list(allowed, checkpoint);
+    int rc = pickle_parse(&ar->a, path, what, pkl, pkl_size, allowed, N_ALLOWED, &ar->root);
+    free(what);
+    return rc;
+}
+
+static void archive_release(pt_archive *ar)
+{
+    for (size_t i = 0; i < ar->ninflated; i++) {
+        free(ar->inflated[i].key);
+        free(ar->inflated[i].data);
+    }
+    free(ar->inflated);
+    arena_free(&ar->a);
+    free(ar->pkl_owned);
+    free(ar->prefix);
+    zip_close(&ar->z);
+}
+
 int pt_parse(const char *path, const unsigned char *buf, size_t size, tensor *out)
 {
     memset(out, 0, sizeof *out);
-    zip_archive z;
-    if (zip_open(&z, path, buf, size) != 0)
-        return -1;
-    int rc = -1;
-    char *prefix = NULL, *what = NULL;
-    void *pkl_owned = NULL;
-    arena a;
-    arena_init(&a, 16 * 1024);
-    const zip_entry *pe = find_pickle(&z, path);
-    if (!pe)
-        goto done;
-    prefix = xstrndup(pe->name, pe->name_len - 8);
-    what = xstrndup(pe->name, pe->name_len);
-    if (member(&z, prefix, "constants.pkl", 13)) {
-        err_input(path, "TorchScript archives (torch.jit.save) are not supported; expected a torch.save file");
-        goto done;
+    pt_archive ar;
+    int rc = archive_open(&ar, path, buf, size, 0);
+    if (rc == 0) {
+        pt_ctx c = { path, &ar.z, ar.prefix, ar.big_endian, out, NULL };
+        rc = rebuild(&c, ar.root, 0);
     }
-    pt_ctx c = { path, &z, prefix, 0, out };
-    const unsigned char *pkl;
-    size_t pkl_size;
-    if (read_byteorder(&c) != 0 || zip_read(&z, pe, MAX_PICKLE_BYTES, &pkl, &pkl_size, &pkl_owned) != 0)
-        goto done;
-    pk_global allowed[N_ALLOWED];
-    allow_list(allowed);
-    pk_value *root;
-    if (pickle_parse(&a, path, what, pkl, pkl_size, allowed, N_ALLOWED, &root) != 0)
-        goto done;
-    rc = rebuild(&c, root, 0);
-done:
-    arena_free(&a);
-    free(pkl_owned);
-    free(prefix);
-    free(what);
-    zip_close(&z);
+    archive_release(&ar);
     if (rc != 0)
         tensor_free(out);
     return rc;
 }
 
+pt_archive *pt_open(const char *path, const unsigned char *buf, size_t size)
+{
+    pt_archive *ar = xmalloc(sizeof *ar);
+    if (archive_open(ar, path, buf, size, 1) != 0) {
+        archive_release(ar);
+        free(ar);
+        return NULL;
+    }
+    return ar;
+}
+
+void pt_close(pt_archive *ar)
+{
+    if (!ar)
+        return;
+    archive_release(ar);
+    free(ar);
+}
+
+const pk_value *pt_root(const pt_archive *ar) { return ar->root; }
+
+int pt_is_tensor(const pk_value *v)
+{
+    if (!v || v->kind != PK_CALL || !v->u.call.callable || v->u.call.callable->kind != PK_GLOBAL)
+        return 0;
+    int id = v->u.call.callable->u.global.id;
+    return id == G_V1 || id == G_V2 || id == G_V3 || id == G_PARAM || id == G_PARAM_STATE || id == G_FROM_TYPE;
+}
+
+int pt_tensor(pt_archive *ar, const pk_value *v, tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!pt_is_tensor(v))
+        return err_input(ar->path, "not a tensor");
+    pt_ctx c = { ar->path, &ar->z, ar->prefix, ar->big_endian, out, ar };
+    int rc = rebuild(&c, v, 0);
+    if (rc != 0)
+        tensor_free(out);
+    return rc;
+}
+
+int pt_owns_data(const pt_archive *ar) { return ar->ninflated > 0; }
+
+int pt_global_is(const pk_value *v, const char *module, const char *name)
+{
+    return v && v->kind == PK_GLOBAL && strcmp(v->u.global.module, module) == 0 && strcmp(v->u.global.name, name) == 0;
+}

@@ -34,6 +34,7 @@
 #define MSP_PT_H
 
 #include "base/strbuf.h"
+#include "format/pickle.h"
 #include "format/tensor.h"
 
 /* Parse buf[0..size) as a torch.save zip archive holding one tensor.
@@ -41,6 +42,33 @@
  * decoded is owned by the tensor.  Always tensor_free() the result.
  * 0, or -1 with the error recorded against `path`. */
 int pt_parse(const char *path, const unsigned char *buf, size_t size, tensor *out);
+
+/* A torch.save archive holding anything (a checkpoint's state dict): the
+ * pickle is parsed once, with the allow-list above plus the classes
+ * checkpoints keep next to their weights, read as data (argparse.Namespace,
+ * Megatron's enums, BytesIO, torch.Size, torch.distributed.checkpoint's
+ * metadata classes, ...; see pt.c); anything else is refused. Tensors are
+ * then made on demand from their rebuild calls: views of the stored
+ * storage records in place (buf must outlive the archive and its tensors),
+ * deflated ones inflated once and kept by the archive. Not thread-safe;
+ * the tensors it made are read-only and may be read from any thread. */
+typedef struct pt_archive pt_archive;
+
+pt_archive *pt_open(const char *path, const unsigned char *buf, size_t size);
+void pt_close(pt_archive *ar);
+/* The unpickled object (a dict for torch.save(state_dict)). */
+const pk_value *pt_root(const pt_archive *ar);
+/* Is v a tensor (a torch rebuild call: tensor, parameter)? */
+int pt_is_tensor(const pk_value *v);
+/* The tensor v describes; it owns nothing (the archive does), tensor_free
+ * is harmless. 0 or -1 (error recorded against the archive's path). */
+int pt_tensor(pt_archive *ar, const pk_value *v, tensor *out);
+/* Does the archive hold data its tensors point to (storages it inflated)?
+ * When not, their views point into buf only and the archive may be closed
+ * while they are used. */
+int pt_owns_data(const pt_archive *ar);
+/* Is v the global module.name? */
+int pt_global_is(const pk_value *v, const char *module, const char *name);
 
 /* The legacy typed storage class torch.save names for a dtype
  * ("FloatStorage"), or NULL when it has none (uint16/32/64). */

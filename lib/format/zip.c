@@ -153,12 +153,129 @@ corrupt:
 void zip_close(zip_archive *z)
 {
     free(z->entries);
+    free(z->sorted);
     z->entries = NULL;
+    z->sorted = NULL;
     z->count = 0;
+}
+
+/* Name order: bytes, then length (a prefix first). */
+static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an > bn) - (an < bn);
+}
+
+/* Merge sort of entry indexes by name: qsort would need a global for the
+ * entries, which threads reading other archives must not share. */
+static void sort_indexes(const zip_entry *e, size_t *v, size_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    sort_indexes(e, v, tmp, h);
+    sort_indexes(e, v + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = name_cmp(e[v[j]].name, e[v[j]].name_len, e[v[i]].name, e[v[i]].name_len) < 0 ? v[j++] : v[i++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Why a name is refused, or NULL. */
+static const char *bad_name(const char *s, size_t n)
+{
+    if (n == 0)
+        return "an empty name";
+    if (s[0] == '/')
+        return "an absolute path";
+    size_t start = 0;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f))
+            return "a control character in its name";
+        if (i < n && s[i] != '/')
+            continue;
+        size_t len = i - start;
+        if (len == 0 && i < n)
+            return "an empty path component";
+        if (len == 2 && s[start] == '.' && s[start + 1] == '.')
+            return "a '..' component (it would point outside its folder)";
+        if (len == 1 && s[start] == '.')
+            return "a '.' component";
+        start = i + 1;
+    }
+    return NULL;
+}
+
+int zip_index(zip_archive *z, size_t max_entries, uint64_t max_entry, uint64_t max_total)
+{
+    if (z->count > max_entries)
+        return err_set(ERR_LIMIT, z->path, "zip archive has %zu entries, more than the %zu allowed", z->count,
+                       max_entries);
+    uint64_t total = 0;
+    for (size_t i = 0; i < z->count; i++) {
+        const zip_entry *e = &z->entries[i];
+        const char *why = bad_name(e->name, e->name_len);
+        if (why) {
+            strbuf shown = STRBUF_INIT;
+            for (size_t k = 0; k < e->name_len && k < 200; k++) {
+                unsigned char c = (unsigned char)e->name[k];
+                if (c < 0x20 || c == 0x7f)
+                    sb_addf(&shown, "\\x%02x", c);
+                else
+                    sb_addc(&shown, (char)c);
+            }
+            int rc = err_input(z->path, "zip entry '%s' is refused: %s", sb_str(&shown), why);
+            sb_free(&shown);
+            return rc;
+        }
+        if (max_entry && e->size > max_entry)
+            return err_set(ERR_LIMIT, z->path, "zip entry '%.*s' declares %llu bytes, more than the %llu allowed",
+                           (int)e->name_len, e->name, (unsigned long long)e->size, (unsigned long long)max_entry);
+        total += e->size;
+        if (max_total && total > max_total)
+            return err_set(ERR_LIMIT, z->path, "zip entries declare more than %llu bytes together (a zip bomb?)",
+                           (unsigned long long)max_total);
+    }
+    size_t *v = xmalloc_array(z->count ? z->count : 1, sizeof *v), *tmp = xmalloc_array(z->count ? z->count : 1,
+                                                                                              sizeof *tmp);
+    for (size_t i = 0; i < z->count; i++)
+        v[i] = i;
+    sort_indexes(z->entries, v, tmp, z->count);
+    free(tmp);
+    for (size_t i = 1; i < z->count; i++) {
+        const zip_entry *a = &z->entries[v[i - 1]], *b = &z->entries[v[i]];
+        if (name_cmp(a->name, a->name_len, b->name, b->name_len) == 0) {
+            free(v);
+            return err_input(z->path, "zip entry '%.*s' appears twice (an archive appended to twice?); refused "
+                                      "rather than guessing which one counts", (int)a->name_len, a->name);
+        }
+    }
+    free(z->sorted);
+    z->sorted = v;
+    return 0;
 }
 
 const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_len)
 {
+    if (z->sorted) {
+        size_t lo = 0, hi = z->count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const zip_entry *e = &z->entries[z->sorted[mid]];
+            int c = name_cmp(e->name, e->name_len, name, name_len);
+            if (c == 0)
+                return e;
+            if (c < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return NULL;
+    }
     for (size_t i = 0; i < z->count; i++)
         if (z->entries[i].name_len == name_len && memcmp(z->entries[i].name, name, name_len) == 0)
             return &z->entries[i];

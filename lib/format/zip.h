@@ -17,7 +17,7 @@
  * inflates to more or less than declared is an error.  Encrypted entries,
  * other methods and multi-disk archives are refused.
  *
- * (The writer of test archives is tests/support/zip_write.h.)
+ * (The writer is zip_write.h.)
  */
 #ifndef MSP_ZIP_H
 #define MSP_ZIP_H
@@ -57,12 +57,29 @@ typedef struct {
     zip_entry *entries;
     size_t count;
     uint64_t inflated;      /* bytes declared by the deflated entries read so far */
+    size_t *sorted;         /* zip_index(): entry indexes in name order, else NULL */
 } zip_archive;
 
 /* Read the central directory of data[0..size).  The archive refers to
  * `data` and `path`; both must outlive it.  0 or -1 (error recorded). */
 int zip_open(zip_archive *z, const char *path, const unsigned char *data, size_t size);
 void zip_close(zip_archive *z);
+
+/* Archives from unknown hands (config_check's packs, checkpoints): check
+ * every entry before any is read, and index them by name.
+ *   - at most max_entries entries (ERR_LIMIT);
+ *   - names are relative paths without surprises: not empty, no leading
+ *     '/', no "." or ".." component, no empty component ("a//b"; a final
+ *     '/' marks a directory entry), no NUL or other control character
+ *     (ERR_MALFORMED: Python's extraction would rewrite such a name, which
+ *     is how a zip-slip archive writes outside its folder);
+ *   - no name twice (ERR_MALFORMED: which of two entries counts is up to
+ *     the reader, so the archive means different things to different tools);
+ *   - entries declare at most max_entry bytes each and max_total together
+ *     (0: no limit) (ERR_LIMIT), before the inflate limits above.
+ * Then zip_find() searches the index (binary search). 0 or -1. */
+#define ZIP_MAX_ENTRIES ((size_t)1 << 20)
+int zip_index(zip_archive *z, size_t max_entries, uint64_t max_entry, uint64_t max_total);
 
 /* First entry with exactly this name, or NULL. */
 const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_len);

@@ -27,7 +27,7 @@ struct table_writer {
     /* xlsx */
     lxw_workbook *wb;
     lxw_worksheet *ws;
-    lxw_format *red, *yellow;
+    lxw_format *red, *yellow, *head;
     long sheet_rows;   /* rows written on the current sheet, header included */
     int sheets;        /* sheets of the current table (continuations count) */
     char *sheet;       /* name of the current table's first sheet */
@@ -168,7 +168,7 @@ static int xlsx_new_sheet(table_writer *t)
     t->sheets++;
     t->sheet_rows = 0;
     for (int c = 0; c < t->ncols; c++) {
-        lxw_error e = worksheet_write_string(t->ws, 0, (lxw_col_t)c, t->header[c], NULL);
+        lxw_error e = worksheet_write_string(t->ws, 0, (lxw_col_t)c, t->header[c], t->head);
         if (e)
             return xlsx_fail(t, e);
     }
@@ -237,6 +237,12 @@ table_writer *table_open(const char *path, int format, const char *const *header
 
 table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols)
 {
+    return table_open_opts(path, format, sheet, header, ncols, 0);
+}
+
+table_writer *table_open_opts(const char *path, int format, const char *sheet, const char *const *header, int ncols,
+                              unsigned flags)
+{
     table_writer *t = xcalloc(1, sizeof *t);
     t->format = format;
     t->path = xstrdup(path);
@@ -277,6 +283,13 @@ table_writer *table_open_sheet(const char *path, int format, const char *sheet, 
     t->yellow = workbook_add_format(t->wb);
     format_set_pattern(t->yellow, LXW_PATTERN_SOLID);
     format_set_bg_color(t->yellow, 0xFFFF00);
+    if (flags & TABLE_PANDAS_HEADER) {
+        t->head = workbook_add_format(t->wb);
+        format_set_bold(t->head);
+        format_set_border(t->head, LXW_BORDER_THIN);
+        format_set_align(t->head, LXW_ALIGN_CENTER);
+        format_set_align(t->head, LXW_ALIGN_VERTICAL_TOP);
+    }
     if (xlsx_new_sheet(t) != 0) {
         table_abort(t);
         return NULL;

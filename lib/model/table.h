@@ -44,6 +44,14 @@ table_writer *table_open(const char *path, int format, const char *const *header
  * of []:*?/\). A csv table has one sheet: table_next_sheet() fails. */
 table_writer *table_open_sheet(const char *path, int format, const char *sheet, const char *const *header, int ncols);
 int table_next_sheet(table_writer *t, const char *sheet, const char *const *header, int ncols);
+/* Options of table_open_opts(). */
+enum {
+    /* xlsx header cells as pandas' to_excel writes them: bold, a thin
+     * border all round, centred, aligned to the top */
+    TABLE_PANDAS_HEADER = 1,
+};
+table_writer *table_open_opts(const char *path, int format, const char *sheet, const char *const *header, int ncols,
+                              unsigned flags);
 int table_row(table_writer *t, const cell *cells, int fill);
 /* Where the table is being written until table_close() moves it into
  * place (its size tells how far a long close got). */

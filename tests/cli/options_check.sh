@@ -92,7 +92,7 @@ bash)
     expect "--all" msprobe parse --a
     expect "-config" msprobe merge_result -con
     expect "bash zsh" msprobe completion ""
-    expect "compare completion" msprobe help co
+    expect "compare completion config_check" msprobe help co
     [ $fail = 0 ] && echo "bash completion ok" ;;
 zsh)
     "$BIN" completion zsh > "$T/_msprobe" || exit 1

@@ -1,5 +1,5 @@
 #include "pt_write.h"
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "base/files.h"
 #include "base/le.h"
 #include "base/err.h"

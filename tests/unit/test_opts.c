@@ -356,6 +356,67 @@ static void test_rank_lists(void **state)
     err_clear();
 }
 
+/* OPT_LIST: argparse's nargs '*' and 2. */
+typedef struct {
+    opt_list d, c;
+    const char *o;
+} lcli;
+
+static const opt ltable[] = {
+    OPT_LIST("-d --dump", lcli, d, "[FILE ...]", 0, -1, "pack"),
+    OPT_LIST("-c --compare", lcli, c, "A B", 2, 2, "compare"),
+    OPT_STRING("-o --output", lcli, o, "P", "out"),
+    OPT_END(),
+};
+static const opts_spec lspec = {.opts = ltable};
+
+static int lrun(lcli *o, const char *line)
+{
+    static char buf[512];
+    static char *argv[64];
+    snprintf(buf, sizeof buf, "prog %s", line);
+    int argc = 0;
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    memset(o, 0, sizeof *o);
+    err_clear();
+    return opts_parse(&lspec, argc, argv, o, OPTS_NO_REPORT, NULL);
+}
+
+static void test_lists(void **state)
+{
+    (void)state;
+    lcli o;
+    assert_int_equal(lrun(&o, "-d"), 0);
+    assert_int_equal(o.d.given, 1);
+    assert_int_equal(o.d.n, 0);
+    assert_int_equal(o.c.given, 0);
+    assert_int_equal(lrun(&o, "-d a.sh b.yaml -o x.zip"), 0);
+    assert_int_equal(o.d.n, 2);
+    assert_string_equal(o.d.v[0], "a.sh");
+    assert_string_equal(o.d.v[1], "b.yaml");
+    assert_string_equal(o.o, "x.zip");
+    assert_int_equal(lrun(&o, "--dump=a.sh"), 0);
+    assert_int_equal(o.d.n, 1);
+    assert_string_equal(o.d.v[0], "a.sh");
+    assert_int_equal(lrun(&o, "-c a.zip -5"), 0);
+    assert_string_equal(o.c.v[1], "-5");
+    assert_int_equal(lrun(&o, "--comp a b"), 0);
+    assert_int_equal(o.c.n, 2);
+    assert_int_equal(lrun(&o, "-c a.zip"), -1);
+    assert_string_equal(err_message(), "-c needs 2 values (A B), got 1");
+    assert_int_equal(lrun(&o, "-c a -o x"), -1);
+    assert_string_equal(err_message(), "-c needs 2 values (A B), got 1");
+    assert_int_equal(lrun(&o, "-c a b c"), -1);
+    assert_non_null(strstr(err_message(), "unexpected argument 'c'"));
+    assert_int_equal(lrun(&o, "-d a -- b"), -1);
+    /* the last one counts */
+    assert_int_equal(lrun(&o, "-d a -d b c"), 0);
+    assert_int_equal(o.d.n, 2);
+    assert_string_equal(o.d.v[0], "b");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_help_width),
         cmocka_unit_test(test_man_tags),
         cmocka_unit_test(test_rank_lists),
+        cmocka_unit_test(test_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -374,6 +374,35 @@ static void test_damage_sweep(void **state)
     free(p);
 }
 
+/* "pkg.*" allows pkg and its submodules, "*" any name; the value keeps the
+ * module and name written; collections.defaultdict reads as a dict. */
+static void test_wildcards(void **state)
+{
+    (void)state;
+    static const pk_global wild[] = {{"megatron.*", "*"}, {"collections", "defaultdict"}, {"enum", "Enum"}};
+    pk_value *v;
+    static const char enum_pkl[] = "\x80\x02" "cmegatron.core.enums\nModelType\n(K\x01tR.";
+    unsigned char *copy = malloc(sizeof enum_pkl);
+    memcpy(copy, enum_pkl, sizeof enum_pkl);
+    kept[n_kept++] = copy;
+    assert_int_equal(pickle_parse(&a, "t", "p", copy, sizeof enum_pkl - 1, wild, 3, &v), 0);
+    assert_int_equal(v->kind, PK_CALL);
+    assert_string_equal(v->u.call.callable->u.global.module, "megatron.core.enums");
+    assert_string_equal(v->u.call.callable->u.global.name, "ModelType");
+    assert_int_equal(v->u.call.callable->u.global.id, 0);
+    static const char top[] = "\x80\x02" "cmegatron\nX\n.";
+    assert_int_equal(pickle_parse(&a, "t", "p", (const unsigned char *)top, sizeof top - 1, wild, 3, &v), 0);
+    /* a module that only starts like it is not below it */
+    static const char other[] = "\x80\x02" "cmegatronic\nX\n.";
+    assert_int_equal(pickle_parse(&a, "t", "p", (const unsigned char *)other, sizeof other - 1, wild, 3, &v), -1);
+    assert_non_null(strstr(err_message(), "megatronic.X"));
+    err_clear();
+    static const char dd[] = "\x80\x02" "ccollections\ndefaultdict\n(cenum\nEnum\ntR(X\x01\x00\x00\x00" "aK\x01u.";
+    assert_int_equal(pickle_parse(&a, "t", "p", (const unsigned char *)dd, sizeof dd - 1, wild, 3, &v), 0);
+    assert_int_equal(v->kind, PK_DICT);
+    assert_int_equal(v->u.seq.len, 2);
+}
+
 int main(void)
 {
     struct CMUnitTest tests[96] = {
@@ -384,8 +413,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_globals_and_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nesting_limit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wildcards, setup, teardown),
     };
-    size_t n = 7;
+    size_t n = 8;
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++)
         tests[n++] = (struct CMUnitTest){ bad_cases[i].name, run_bad, setup, teardown, (void *)&bad_cases[i] };
     return _cmocka_run_group_tests("test_pickle", tests, n, NULL, NULL);

@@ -9,7 +9,7 @@
 
 #include "base/files.h"
 #include "base/err.h"
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "pt_write.h"
 #include "format/tensor_file.h"
 #include "format/pt.h"

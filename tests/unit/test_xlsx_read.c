@@ -16,7 +16,7 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "base/err.h"
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 #include "testutil.h"

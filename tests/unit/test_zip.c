@@ -9,7 +9,7 @@
 #include "base/files.h"
 #include "base/le.h"
 #include "base/err.h"
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "base/strbuf.h"
 #include "format/zip.h"
 #include "testutil.h"
@@ -444,6 +444,72 @@ static void test_bomb_limits(void **state)
     sb_free(&sb);
 }
 
+/* zip_index: refused names, duplicates, limits, and lookups by name. */
+static void archive_of(strbuf *sb, const char *const *names, size_t n)
+{
+    zip_writer w;
+    sb_reset(sb);
+    zip_writer_init(&w, zip_sink_strbuf, sb);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(zip_writer_add(&w, names[i], "data", 4, 0), 0);
+    assert_int_equal(zip_writer_finish(&w), 0);
+}
+
+static int index_names(const char *const *names, size_t n, size_t max_entries, uint64_t max_entry,
+                       uint64_t max_total)
+{
+    strbuf sb = STRBUF_INIT;
+    archive_of(&sb, names, n);
+    zip_archive z;
+    assert_int_equal(zip_open(&z, "p.zip", (unsigned char *)sb.buf, sb.len), 0);
+    err_clear();
+    int rc = zip_index(&z, max_entries, max_entry, max_total);
+    if (rc == 0) {
+        /* every name found by the binary search, a missing one not */
+        for (size_t i = 0; i < n; i++) {
+            const zip_entry *e = zip_find(&z, names[i], strlen(names[i]));
+            assert_non_null(e);
+            assert_int_equal(e->name_len, strlen(names[i]));
+            assert_memory_equal(e->name, names[i], e->name_len);
+        }
+        assert_null(zip_find(&z, "nothere", 7));
+        assert_null(zip_find(&z, "a", 1));
+    }
+    zip_close(&z);
+    sb_free(&sb);
+    return rc;
+}
+
+static void test_index(void **state)
+{
+    (void)state;
+    const char *good[] = {"env", "pip", "dataset/step0/rank0/dataset.json", "dataset/", "a.b/..c/x", "ab", "abc"};
+    assert_int_equal(index_names(good, 7, ZIP_MAX_ENTRIES, 0, 0), 0);
+    static const struct {
+        const char *name, *why;
+    } bad[] = {
+        {"../evil", "'..'"}, {"a/../../b", "'..'"}, {"a/..", "'..'"}, {"/etc/passwd", "absolute"},
+        {"a//b", "empty path component"}, {"./a", "'.' component"}, {"a\001b", "control character"}, {"", "empty name"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *names[] = {"ok", bad[i].name};
+        assert_int_equal(index_names(names, 2, ZIP_MAX_ENTRIES, 0, 0), -1);
+        if (!strstr(err_message(), bad[i].why))
+            fail_msg("'%s': %s", bad[i].name, err_message());
+    }
+    const char *dup[] = {"x", "y", "x"};
+    assert_int_equal(index_names(dup, 3, ZIP_MAX_ENTRIES, 0, 0), -1);
+    assert_non_null(strstr(err_message(), "appears twice"));
+    assert_int_equal(index_names(good, 7, 6, 0, 0), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    assert_int_equal(index_names(good, 7, ZIP_MAX_ENTRIES, 3, 0), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    assert_int_equal(index_names(good, 7, ZIP_MAX_ENTRIES, 0, 20), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    assert_int_equal(index_names(good, 7, ZIP_MAX_ENTRIES, 4, 28), 0);
+    err_clear();
+}
+
 int main(void)
 {
     struct CMUnitTest tests[64] = {
@@ -452,8 +518,9 @@ int main(void)
         cmocka_unit_test(test_python_archive),
         cmocka_unit_test(test_damage_sweep),
         cmocka_unit_test(test_bomb_limits),
+        cmocka_unit_test(test_index),
     };
-    size_t n = 5;
+    size_t n = 6;
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++)
         tests[n++] = (struct CMUnitTest){ bad_cases[i].name, run_bad, NULL, NULL, (void *)&bad_cases[i] };
     return _cmocka_run_group_tests("test_zip", tests, n, NULL, NULL);

@@ -1,10 +1,11 @@
-#include "zip_write.h"
+#include "format/zip_write.h"
 #include "base/le.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
 #include "format/zip.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ int zip_sink_strbuf(void *sb, const void *p, size_t n)
 static int emit(zip_writer *w, const void *p, size_t n)
 {
     if (n && w->sink(w->ctx, p, n) != 0)
-        return err_internal(NULL, "cannot write zip data");
+        return err_set(ERR_OUTPUT, NULL, "cannot write zip data: %s", strerror(errno));
     w->pos += n;
     return 0;
 }
@@ -105,10 +106,7 @@ int zip_writer_add(zip_writer *w, const char *name, const void *data, size_t siz
         le_put16(x + 2, (unsigned)pad);
         memset(x + 4, 'Z', pad);
     }
-    if (w->count == w->cap) {
-        w->cap = w->cap ? 2 * w->cap : 8;
-        w->entries = xrealloc(w->entries, w->cap * sizeof *w->entries);
-    }
+    GROW(w->entries, w->cap, w->count + 1);
     zip_written *e = &w->entries[w->count++];
     *e = (zip_written){ xstrdup(name), body_len, size, w->pos, crc, (uint16_t)method };
     int rc = emit(w, h, hlen) != 0 || emit(w, body, body_len) != 0 ? -1 : 0;

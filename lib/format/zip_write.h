@@ -1,8 +1,12 @@
-/* Writing zip archives (test fixtures and benchmarks only): stored or
- * deflated entries, optional alignment of the data (torch aligns to 64
- * bytes) and ZIP64 records. */
-#ifndef MSP_TEST_ZIP_WRITE_H
-#define MSP_TEST_ZIP_WRITE_H
+/* Writing zip archives: config_check's packs (deflated entries, as
+ * Python's zipfile writes msprobe's), and the torch.save archives and other
+ * fixtures of the tests and benchmarks: stored or deflated entries,
+ * optional alignment of the data (torch aligns to 64 bytes) and ZIP64
+ * records. Entries carry the DOS date 1980-01-01 00:00 (what msprobe's
+ * bare ZipInfo gives) and UTF-8 names. The archive goes to a sink (a FILE,
+ * a strbuf); a sink failure is ERR_OUTPUT. */
+#ifndef MSP_ZIP_WRITE_H
+#define MSP_ZIP_WRITE_H
 
 #include <stddef.h>
 #include <stdint.h>
