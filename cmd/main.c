@@ -5,6 +5,7 @@
 #include "cmd/cmd.h"
 #include "compare/commands.h"
 #include "parse/commands.h"
+#include "monitor/commands.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -18,6 +19,11 @@ static const command *const commands[] = {
     &compare_command,
     &merge_result_command,
     &parse_command,
+    &anomaly_command,
+    &monitor2tb_command,
+    &monitor2db_command,
+    &data2db_command,
+    &monitor_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
