@@ -60,11 +60,12 @@ uint32_t crc32c_update_soft(uint32_t crc, const void *data, size_t n)
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-__attribute__((target("sse4.2"))) static uint32_t update_hw(uint32_t crc, const unsigned char *p, size_t n)
+__attribute__((target("sse4.2"))) static uint32_t update_hw(uint32_t crc, const void *data, size_t n)
 {
+    const unsigned char *p = data;
+    /* unaligned loads cost nothing here; records are short, so no
+     * byte-by-byte run up to an aligned address */
     uint64_t c = ~crc;
-    for (; n && ((uintptr_t)p & 7); n--)
-        c = __builtin_ia32_crc32qi((uint32_t)c, *p++);
     for (; n >= 8; n -= 8, p += 8) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -77,11 +78,10 @@ __attribute__((target("sse4.2"))) static uint32_t update_hw(uint32_t crc, const 
 #define HAVE_UPDATE_HW 1
 #elif defined(__aarch64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
 #include <arm_acle.h>
-__attribute__((target("+crc"))) static uint32_t update_hw(uint32_t crc, const unsigned char *p, size_t n)
+__attribute__((target("+crc"))) static uint32_t update_hw(uint32_t crc, const void *data, size_t n)
 {
+    const unsigned char *p = data;
     uint32_t c = ~crc;
-    for (; n && ((uintptr_t)p & 7); n--)
-        c = __crc32cb(c, *p++);
     for (; n >= 8; n -= 8, p += 8) {
         uint64_t w;
         memcpy(&w, p, 8);
@@ -98,6 +98,16 @@ int crc32c_hardware(void)
 {
     pthread_once(&table_once, init);
     return have_hw;
+}
+
+crc32c_fn crc32c_best(void)
+{
+    pthread_once(&table_once, init);
+#ifdef HAVE_UPDATE_HW
+    if (have_hw)
+        return update_hw;
+#endif
+    return crc32c_update_soft;
 }
 
 uint32_t crc32c_update(uint32_t crc, const void *data, size_t n)

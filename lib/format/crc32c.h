@@ -21,6 +21,11 @@ static inline uint32_t crc32c(const void *data, size_t n) { return crc32c_update
 /* TFRecord's masked form: rotate right by 15, add 0xA282EAD8. */
 static inline uint32_t crc32c_mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xA282EAD8u; }
 
+/* The implementation crc32c_update uses on this CPU, to call it directly
+ * where a call per few bytes matters (TFRecord framing). */
+typedef uint32_t (*crc32c_fn)(uint32_t crc, const void *data, size_t n);
+crc32c_fn crc32c_best(void);
+
 /* The table version alone (for tests: both must agree). */
 uint32_t crc32c_update_soft(uint32_t crc, const void *data, size_t n);
 /* Whether crc32c_update uses the CPU's instruction. */

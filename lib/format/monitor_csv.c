@@ -16,13 +16,21 @@
 /* pandas' default missing-value words (na_values; "None" since pandas 2). */
 static int is_na(const char *s, size_t n)
 {
-    static const char *const words[] = {"", "nan", "NaN", "-nan", "-NaN", "NA", "N/A", "n/a", "NULL", "null",
-                                        "None", "<NA>", "#N/A", "#NA", "1.#IND", "-1.#IND", "1.#QNAN",
-                                        "-1.#QNAN", "#N/A N/A"};
-    if (n > 8)
+#define W(w) {w, sizeof(w) - 1}
+    static const struct {
+        const char *w;
+        size_t n;
+    } words[] = {W("nan"), W("NaN"), W("-nan"), W("-NaN"), W("NA"), W("N/A"), W("n/a"), W("NULL"), W("null"),
+                 W("None"), W("<NA>"), W("#N/A"), W("#NA"), W("1.#IND"), W("-1.#IND"), W("1.#QNAN"),
+                 W("-1.#QNAN"), W("#N/A N/A")};
+#undef W
+    if (n == 0)
+        return 1;
+    /* every word ends in something else than a digit, as no number does */
+    if (n > 8 || (s[n - 1] >= '0' && s[n - 1] <= '9'))
         return 0;
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
+        if (words[i].n == n && memcmp(words[i].w, s, n) == 0)
             return 1;
     return 0;
 }
@@ -57,16 +65,19 @@ static int parse_int(const char *s, size_t n, long long *out)
  * column pandas reads as integers gives exactly that integer as a double. */
 static int parse_value(const char *s, size_t n, double *out)
 {
-    long long iv;
-    if (n && n < 19 && parse_int(s, n, &iv)) {
-        *out = (double)iv;
+    if (pd_to_numeric(s, n, out)) {
+        /* pandas reads a column of integers as int64, exactly; its float
+         * parser gives the same double up to 15 digits */
+        long long iv;
+        if (n >= 16 && n < 20 && parse_int(s, n, &iv))
+            *out = (double)iv;
         return 1;
     }
     if (is_na(s, n)) {
         *out = NAN;
         return 1;
     }
-    return pd_to_numeric(s, n, out);
+    return 0;
 }
 
 typedef struct {
@@ -85,7 +96,7 @@ typedef struct {
     arena names;
     strmap series_map;
     mcsv_series *series;
-    size_t nseries, series_cap;
+    size_t nseries, series_cap, last_series;
     strbuf key;
     seen_slot *seen;
     size_t seen_cap, seen_count;
@@ -177,13 +188,21 @@ static int seen_before(reader *rd, size_t series, long long step)
 
 static size_t series_of(reader *rd, long long vpp, long long micro, const char *name, size_t nlen)
 {
+    /* each step lists the series in the same order: the one after the
+     * previous row's is the likely one, checked without hashing */
+    if (rd->nseries) {
+        size_t guess = rd->last_series + 1 < rd->nseries ? rd->last_series + 1 : 0;
+        const mcsv_series *g = &rd->series[guess];
+        if (g->vpp == vpp && g->micro == micro && g->name_len == nlen && !memcmp(g->name, name, nlen))
+            return rd->last_series = guess;
+    }
     sb_reset(&rd->key);
     sb_add(&rd->key, &vpp, sizeof vpp);
     sb_add(&rd->key, &micro, sizeof micro);
     sb_add(&rd->key, name, nlen);
     size_t *v = strmap_get(&rd->series_map, rd->key.buf, rd->key.len);
     if (v)
-        return *v;
+        return rd->last_series = *v;
     char *k = arena_alloc(&rd->names, rd->key.len + 1);
     memcpy(k, rd->key.buf, rd->key.len);
     k[rd->key.len] = 0;
@@ -191,7 +210,7 @@ static size_t series_of(reader *rd, long long vpp, long long micro, const char *
     rd->series[rd->nseries] = (mcsv_series){vpp, micro, k + 2 * sizeof(long long), nlen};
     int added;
     strmap_put(&rd->series_map, k, rd->key.len, rd->nseries, &added);
-    return rd->nseries++;
+    return rd->last_series = rd->nseries++;
 }
 
 static const char *field_text(const csv_field *f, char *buf, size_t cap)
@@ -269,7 +288,7 @@ static int run(const char *path, const void *buf, size_t len, const mcsv_reader 
     arena_init(&rd.names, 1 << 14);
     strmap_init(&rd.series_map, 64);
     sb_reset(&rd.key);
-    int rc = csv_read(path, buf, len, on_csv_row, &rd);
+    int rc = csv_read_fields(path, buf, len, on_csv_row, &rd);
     if (rc == 1 && header_only)
         rc = 0;
     if (rc == 0 && !rd.header_done)

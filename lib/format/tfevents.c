@@ -51,6 +51,16 @@ size_t tfevents_scalar(uint8_t *out, double wall_time, int64_t step, const char 
     return (size_t)(p - out);
 }
 
+size_t tfevents_tag_encode(uint8_t *out, const char *tag, size_t taglen)
+{
+    size_t vsize = value_size(taglen);
+    uint8_t *p = pb_len(out, EV_SUMMARY, pb_len_size(SUM_VALUE, vsize));
+    p = pb_len(p, SUM_VALUE, vsize);
+    p = pb_bytes(p, VAL_TAG, tag, taglen);
+    p = pb_key(p, VAL_SIMPLE, PB_FIXED32);
+    return (size_t)(p - out);
+}
+
 static atomic_uint writers;
 
 char *tfevents_file_name(double wall_time)
@@ -68,6 +78,7 @@ char *tfevents_file_name(double wall_time)
 int tfevents_open(tfevents_writer *w, const char *path, const char *name, double wall_time)
 {
     w->wall_time = wall_time;
+    pb_double(w->wall, EV_WALL, wall_time);
     if (tfrecord_open(&w->rec, path, name) != 0)
         return -1;
     uint8_t *p = tfrecord_reserve(&w->rec, TFEVENTS_FIRST_MAX);
@@ -78,6 +89,21 @@ int tfevents_add_scalar(tfevents_writer *w, int64_t step, const char *tag, size_
 {
     uint8_t *p = tfrecord_reserve(&w->rec, tfevents_scalar_size(step, taglen));
     return tfrecord_commit(&w->rec, tfevents_scalar(p, w->wall_time, step, tag, taglen, value));
+}
+
+int tfevents_add_encoded(tfevents_writer *w, int64_t step, const uint8_t *tag, size_t len, float value)
+{
+    size_t size = 9 + (step ? pb_int64_size(EV_STEP, step) : 0) + len + 4;
+    uint8_t *p = tfrecord_reserve(&w->rec, size);
+    memcpy(p, w->wall, 9);
+    p += 9;
+    if (step)
+        p = pb_int64(p, EV_STEP, step);
+    memcpy(p, tag, len);
+    uint32_t bits;
+    memcpy(&bits, &value, 4);
+    pb_le(p + len, bits, 4);
+    return tfrecord_commit(&w->rec, size);
 }
 
 int tfevents_close(tfevents_writer *w) { return tfrecord_close(&w->rec); }

@@ -19,18 +19,18 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* The header (length and its CRC) before, the data's CRC after. */
-static void frame_around(uint8_t *rec, size_t len)
+static void frame_around(crc32c_fn crc, uint8_t *rec, size_t len)
 {
     for (int i = 0; i < 8; i++)
         rec[i] = (uint8_t)((uint64_t)len >> (8 * i));
-    put32(rec + 8, crc32c_mask(crc32c(rec, 8)));
-    put32(rec + 12 + len, crc32c_mask(crc32c(rec + 12, len)));
+    put32(rec + 8, crc32c_mask(crc(0, rec, 8)));
+    put32(rec + 12 + len, crc32c_mask(crc(0, rec + 12, len)));
 }
 
 void tfrecord_frame(uint8_t *out, const void *data, size_t len)
 {
     memcpy(out + 12, data, len);
-    frame_around(out, len);
+    frame_around(crc32c_best(), out, len);
 }
 
 int tfrecord_open(tfrecord_writer *w, const char *path, const char *name)
@@ -42,6 +42,7 @@ int tfrecord_open(tfrecord_writer *w, const char *path, const char *name)
         return err_set(ERR_OUTPUT, name, "cannot write: %s", strerror(errno));
     w->cap = BLOCK;
     w->buf = xmalloc(w->cap);
+    w->crc = crc32c_best();
     return 0;
 }
 
@@ -80,7 +81,7 @@ uint8_t *tfrecord_reserve(tfrecord_writer *w, size_t max)
 
 int tfrecord_commit(tfrecord_writer *w, size_t len)
 {
-    frame_around(w->buf + w->len, len);
+    frame_around(w->crc, w->buf + w->len, len);
     w->len += len + TFRECORD_OVERHEAD;
     return w->failed ? -1 : 0;
 }

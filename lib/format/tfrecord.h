@@ -25,6 +25,7 @@ typedef struct {
     size_t len, cap;
     uint64_t written;     /* bytes handed to the file so far */
     int failed;
+    uint32_t (*crc)(uint32_t, const void *, size_t);   /* crc32c_best() */
 } tfrecord_writer;
 
 /* Open `path` (existing, e.g. from out_tmp_create) for writing; `name` is

@@ -369,8 +369,10 @@ int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const 
             q.task[k] = &p->tasks[t];
             q.file[k] = &p->tasks[t].files[f];
         }
-    int threads = o->jobs < 1 ? 1 : o->jobs;
-    q.nslots = (size_t)threads * 2;
+    /* the calling thread consumes (the SQLite writer needs a core of its
+     * own): one reader fewer than the jobs, but at least one */
+    int threads = o->jobs > 1 ? o->jobs - 1 : 1;
+    q.nslots = (size_t)threads * 2 + 2;
     q.slots = xcalloc(q.nslots, sizeof *q.slots);
     for (size_t i = 0; i < q.nslots; i++)
         conv_rows_init(&q.slots[i].rows);

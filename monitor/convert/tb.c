@@ -97,17 +97,20 @@ static int open_writer(tb_run *t, const conv_task *task, tb_result *r, tfevents_
 static int write_file(tfevents_writer *w, const conv_rows *rows, tb_result *r)
 {
     size_t nv = rows->h.nfile_ops;
-    /* the tags of every series and op of this file */
-    strbuf tags = STRBUF_INIT;
+    /* the encoded tag of every series and op of this file */
+    strbuf tags = STRBUF_INIT, tag = STRBUF_INIT;
     size_t *off = xmalloc_array(rows->nseries * nv + 1, sizeof *off);
     for (size_t s = 0; s < rows->nseries; s++) {
         const mcsv_series *se = &rows->series[s];
         for (size_t i = 0; i < nv; i++) {
-            off[s * nv + i] = tags.len;
-            sb_addf(&tags, "vp%lld:%s", se->vpp, se->name);
+            sb_reset(&tag);
+            sb_addf(&tag, "vp%lld:%s", se->vpp, se->name);
             if (rows->h.has_micro)
-                sb_addf(&tags, ":micro%lld", se->micro);
-            sb_addf(&tags, "/%s", TB_OPS[rows->h.file_ops[i]]);
+                sb_addf(&tag, ":micro%lld", se->micro);
+            sb_addf(&tag, "/%s", TB_OPS[rows->h.file_ops[i]]);
+            off[s * nv + i] = tags.len;
+            sb_grow(&tags, tag.len + TFEVENTS_TAG_EXTRA);
+            tags.len += tfevents_tag_encode((uint8_t *)tags.buf + tags.len, tag.buf, tag.len);
         }
     }
     off[rows->nseries * nv] = tags.len;
@@ -116,16 +119,17 @@ static int write_file(tfevents_writer *w, const conv_rows *rows, tb_result *r)
     for (size_t k = 0; k < rows->nrows && rc == 0; k++) {
         size_t i = order[k], s = rows->row_series[i];
         const double *v = rows->values + i * nv;
-        for (size_t c = 0; c < nv && rc == 0; c++) {
-            size_t a = off[s * nv + c], b = off[s * nv + c + 1];
-            rc = tfevents_add_scalar(w, rows->row_step[i], tags.buf + a, b - a, (float)v[c]);
-        }
+        const size_t *o = off + s * nv;
+        for (size_t c = 0; c < nv && rc == 0; c++)
+            rc = tfevents_add_encoded(w, rows->row_step[i], (const uint8_t *)tags.buf + o[c], o[c + 1] - o[c],
+                                      (float)v[c]);
     }
     r->scalars += rows->nrows * nv;
     r->rows += rows->nrows;
     free(order);
     free(off);
     sb_free(&tags);
+    sb_free(&tag);
     return rc;
 }
 
