@@ -368,6 +368,8 @@ int conv_db(const conv_opts *o, const conv_plan *p, const char *out, int step_pa
         progress_phase(d.pj, "import", p->bytes, PROGRESS_BYTES);
         progress_watch_file(d.pj, tmp);
         rc = conv_read_ordered(o, p, DB_OPS, NDB_OPS, skip, consume, &d);
+        if (rc == 0 && d.skipped == p->nfiles)
+            rc = err_input(o->monitor_dir, "no csv file could be read (all were malformed)");
         if (flush_tables(&d) != 0)
             rc = -1;
         progress_job_end(d.pj);

@@ -207,6 +207,11 @@ int conv_tb(const conv_opts *o, const conv_plan *p, const char *out, out_run *ou
     progress_run_begin(&(progress_opts){.jobs = p->ntasks, .profile = getenv("MSPROBE_PROFILE") != NULL});
     int rc = pool_run(p->ntasks, o->jobs, convert_task, &t, NULL);
     progress_run_end();
+    size_t nskipped = 0;
+    for (size_t i = 0; i < p->ntasks; i++)
+        nskipped += t.res[i].skipped;
+    if (rc == 0 && nskipped == p->nfiles)
+        rc = err_input(o->monitor_dir, "no csv file could be read (all were malformed)");
     log_warn_totals();
     uint64_t scalars = 0, rows = 0, bytes_out = 0;
     size_t files_out = 0, skipped = 0;
