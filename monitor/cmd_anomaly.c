@@ -57,54 +57,6 @@ const command anomaly_command = {
     cmd_anomaly,
 };
 
-/* msprobe's -s: a Python list literal of steps; "13" and "13,14" too. */
-static int parse_steps(const char *text, long long **steps, size_t *n, int *all)
-{
-    *steps = NULL;
-    *n = 0;
-    *all = 1;
-    const char *p = text;
-    while (*p == ' ')
-        p++;
-    size_t len = strlen(p);
-    while (len && p[len - 1] == ' ')
-        len--;
-    int bracket = len && p[0] == '[';
-    if (bracket) {
-        if (p[len - 1] != ']')
-            goto bad;
-        p++;
-        len -= 2;
-    }
-    const char *end = p + len;
-    size_t cap = 0;
-    while (p < end) {
-        while (p < end && *p == ' ')
-            p++;
-        if (p == end)
-            break;
-        char *e;
-        long long v = strtoll(p, &e, 10);
-        if (e == p || e > end)
-            goto bad;
-        p = e;
-        while (p < end && *p == ' ')
-            p++;
-        GROW(*steps, cap, *n + 1);
-        (*steps)[(*n)++] = v;
-        if (p < end && *p++ != ',')
-            goto bad;
-    }
-    if (!bracket && *n == 0)
-        goto bad;
-    *all = *n == 0;
-    return 0;
-bad:
-    free(*steps);
-    *steps = NULL;
-    return err_set(ERR_USAGE, NULL, "-s '%s': the step list must be a resolvable list type, like [13, 14]", text);
-}
-
 /* The parts of msprobe's message "Rule R reports anomaly signal in ('TAG',
  * 'OP') at step S, current value V, history mean H." */
 typedef struct {
@@ -291,7 +243,7 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     long long *steps;
     size_t nsteps;
     int all;
-    if (parse_steps(o.steps ? o.steps : "[]", &steps, &nsteps, &all) != 0)
+    if (anomaly_parse_steps(o.steps ? o.steps : "[]", &steps, &nsteps, &all) != 0)
         return err_report();
     if (o.k <= 0) {
         free(steps);

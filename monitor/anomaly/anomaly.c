@@ -375,3 +375,52 @@ void anomaly_key(const anomaly *a, char **out, size_t *len)
     *len = sb.len;
     *out = sb_detach(&sb);
 }
+
+/* msprobe's -s: a Python list literal of steps; "13" and "13,14" too. */
+int anomaly_parse_steps(const char *text, long long **steps, size_t *n, int *all)
+{
+    *steps = NULL;
+    *n = 0;
+    *all = 1;
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    size_t len = strlen(p);
+    while (len && p[len - 1] == ' ')
+        len--;
+    int bracket = len && p[0] == '[';
+    if (bracket) {
+        if (p[len - 1] != ']')
+            goto bad;
+        p++;
+        len -= 2;
+    }
+    const char *end = p + len;
+    size_t cap = 0;
+    while (p < end) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p == end)
+            break;
+        char *e;
+        long long v = strtoll(p, &e, 10);
+        if (e == p || e > end)
+            goto bad;
+        p = e;
+        while (p < end && *p == ' ')
+            p++;
+        GROW(*steps, cap, *n + 1);
+        (*steps)[(*n)++] = v;
+        if (p < end && *p++ != ',')
+            goto bad;
+    }
+    if (!bracket && *n == 0)
+        goto bad;
+    *all = *n == 0;
+    return 0;
+bad:
+    free(*steps);
+    *steps = NULL;
+    return err_set(ERR_USAGE, NULL, "-s '%s': the step list must be a resolvable list type, like [13, 14]", text);
+}
+
