@@ -128,10 +128,11 @@ static void test_reference_records(void **state)
     assert_int_equal(n, tfevents_scalar_size(0, strlen(tag)));
     uint8_t rec[256];
     tfrecord_frame(rec, ev, n);
-    uint8_t head[16], tail[4];
-    unhex("2a00000000000000 ae8d91f5 0900008040fc54d941 2a1f0a1d0a16", head);
+    uint8_t head[32], tail[4];
+    size_t hn = unhex("2a00000000000000 ae8d91f5 0900008040fc54d941 2a1f0a1d0a16", head);
+    assert_int_equal(hn, 27);
     unhex("8bdc9cae", tail);
-    assert_memory_equal(rec, head, 16 + 4 - 4);
+    assert_memory_equal(rec, head, hn);
     assert_memory_equal(rec + n + 12 - 5, "\x15\x00\x00\x00\x00", 5);
     assert_memory_equal(rec + n + 12, tail, 4);
 }
