@@ -292,7 +292,7 @@ static void print_type(const summary *sm, int type, int top)
     for (size_t r = 0; r < sm->nranks; r++) {
         char rk[32];
         snprintf(rk, sizeof rk, "rank%ld", sm->p->runs.v[r].rank);
-        printf("  %-14s", rk);
+        printf("  %-*s", r + 1 < sm->nranks ? 14 : 0, rk);
     }
     printf("\n");
     for (size_t i = 0; i < nf; i++) {
@@ -309,7 +309,7 @@ static void print_type(const summary *sm, int type, int top)
                 change_text(f[i].stat, x, y, text, sizeof text);
             else
                 strcpy(text, "-");
-            printf("  %-14s", text);
+            printf("  %-*s", r + 1 < sm->nranks ? 14 : 0, text);
         }
         printf("\n");
     }
