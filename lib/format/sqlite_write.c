@@ -23,6 +23,129 @@ static int fail(sqlw *w, const char *what)
     return err_set(cause, w->name, "SQLite: %s: %s", what, msg);
 }
 
+/* ---- msprobe_rows: the rows of the current batch as a virtual table ---- */
+
+struct sqlw_source {
+    const sqlw_value *vals;
+    const char *text;
+    int ncols;
+    size_t nrows;
+};
+
+typedef struct {
+    sqlite3_vtab base;
+    sqlw_source *src;
+} rows_vtab;
+
+typedef struct {
+    sqlite3_vtab_cursor base;
+    size_t row;
+} rows_cursor;
+
+static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, "CREATE TABLE x(");
+    for (int i = 0; i < SQLW_MAX_COLS; i++)
+        sb_addf(&sb, "%sc%d", i ? ", " : "", i);
+    sb_addc(&sb, ')');
+    int rc = sqlite3_declare_vtab(db, sb_str(&sb));
+    sb_free(&sb);
+    if (rc != SQLITE_OK)
+        return rc;
+    rows_vtab *t = sqlite3_malloc(sizeof *t);
+    if (!t)
+        return SQLITE_NOMEM;
+    memset(t, 0, sizeof *t);
+    t->src = aux;
+    *out = &t->base;
+    return SQLITE_OK;
+}
+
+static int rows_best_index(sqlite3_vtab *t, sqlite3_index_info *info)
+{
+    info->estimatedCost = (double)((rows_vtab *)t)->src->nrows + 1;
+    info->estimatedRows = (sqlite3_int64)((rows_vtab *)t)->src->nrows;
+    return SQLITE_OK;
+}
+
+static int rows_disconnect(sqlite3_vtab *t)
+{
+    sqlite3_free(t);
+    return SQLITE_OK;
+}
+
+static int rows_open(sqlite3_vtab *t, sqlite3_vtab_cursor **out)
+{
+    rows_cursor *c = sqlite3_malloc(sizeof *c);
+    if (!c)
+        return SQLITE_NOMEM;
+    memset(c, 0, sizeof *c);
+    *out = &c->base;
+    return SQLITE_OK;
+}
+
+static int rows_close(sqlite3_vtab_cursor *c)
+{
+    sqlite3_free(c);
+    return SQLITE_OK;
+}
+
+static int rows_filter(sqlite3_vtab_cursor *c, int idx, const char *s, int argc, sqlite3_value **argv)
+{
+    ((rows_cursor *)c)->row = 0;
+    return SQLITE_OK;
+}
+
+static int rows_next(sqlite3_vtab_cursor *c)
+{
+    ((rows_cursor *)c)->row++;
+    return SQLITE_OK;
+}
+
+static int rows_eof(sqlite3_vtab_cursor *c)
+{
+    return ((rows_cursor *)c)->row >= ((rows_vtab *)c->pVtab)->src->nrows;
+}
+
+static int rows_column(sqlite3_vtab_cursor *c, sqlite3_context *ctx, int col)
+{
+    const sqlw_source *s = ((rows_vtab *)c->pVtab)->src;
+    if (col >= s->ncols) {
+        sqlite3_result_null(ctx);
+        return SQLITE_OK;
+    }
+    const sqlw_value *v = s->vals + ((rows_cursor *)c)->row * (size_t)s->ncols + (size_t)col;
+    switch (v->type) {
+    case 1: sqlite3_result_int64(ctx, v->u.i); break;
+    case 2: sqlite3_result_double(ctx, v->u.d); break;
+    case 3: sqlite3_result_text(ctx, s->text + v->u.t.off, (int)v->u.t.len, SQLITE_STATIC); break;
+    default: sqlite3_result_null(ctx); break;
+    }
+    return SQLITE_OK;
+}
+
+static int rows_rowid(sqlite3_vtab_cursor *c, sqlite3_int64 *id)
+{
+    *id = (sqlite3_int64)((rows_cursor *)c)->row;
+    return SQLITE_OK;
+}
+
+/* eponymous-only (no xCreate), read-only */
+static const sqlite3_module rows_module = {
+    .iVersion = 0,
+    .xConnect = rows_connect,
+    .xBestIndex = rows_best_index,
+    .xDisconnect = rows_disconnect,
+    .xOpen = rows_open,
+    .xClose = rows_close,
+    .xFilter = rows_filter,
+    .xNext = rows_next,
+    .xEof = rows_eof,
+    .xColumn = rows_column,
+    .xRowid = rows_rowid,
+};
+
 int sqlw_open(sqlw *w, const char *path, const char *name)
 {
     memset(w, 0, sizeof *w);
@@ -34,6 +157,9 @@ int sqlw_open(sqlw *w, const char *path, const char *name)
         return rc;
     }
     sqlite3_extended_result_codes(w->db, 0);
+    w->src = xcalloc(1, sizeof *w->src);
+    if (sqlite3_create_module(w->db, "msprobe_rows", &rows_module, w->src) != SQLITE_OK)
+        return fail(w, "cannot register the rows of inserts");
     /* private until renamed into place: no journal, no syncs; a 64 MB page
      * cache holds the B-tree pages being appended to */
     return sqlw_exec(w, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; "
@@ -48,6 +174,8 @@ int sqlw_close(sqlw *w)
     if (w->db && sqlite3_close(w->db) != SQLITE_OK && rc == 0)
         rc = fail(w, "cannot close the database");
     w->db = NULL;
+    free(w->src);
+    w->src = NULL;
     return rc;
 }
 
@@ -110,30 +238,22 @@ int sqlw_commit(sqlw *w)
 
 int sqlw_commit_begin(sqlw *w) { return sqlw_commit(w) != 0 ? -1 : sqlw_begin(w); }
 
-static char *insert_sql(const char *head, int ncols, int rows)
-{
-    strbuf sb = STRBUF_INIT;
-    sb_adds(&sb, head);
-    sb_adds(&sb, " VALUES ");
-    for (int r = 0; r < rows; r++) {
-        sb_adds(&sb, r ? ",(" : "(");
-        for (int c = 0; c < ncols; c++)
-            sb_adds(&sb, c ? ",?" : "?");
-        sb_addc(&sb, ')');
-    }
-    return sb_detach(&sb);
-}
-
 int sqlw_batch_init(sqlw_batch *b, sqlw *w, const char *head, int ncols)
 {
     memset(b, 0, sizeof *b);
+    if (ncols < 1 || ncols > SQLW_MAX_COLS)
+        return err_internal(w->name, "a batch of %d columns", ncols);
     b->w = w;
     b->ncols = ncols;
     b->vals = xcalloc((size_t)SQLW_ROWS * (size_t)ncols, sizeof *b->vals);
-    char *many = insert_sql(head, ncols, SQLW_ROWS), *one = insert_sql(head, ncols, 1);
-    int rc = sqlw_prepare(w, many, &b->many) != 0 || sqlw_prepare(w, one, &b->one) != 0 ? -1 : 0;
-    free(many);
-    free(one);
+    strbuf sb = STRBUF_INIT;
+    sb_adds(&sb, head);
+    sb_adds(&sb, " SELECT ");
+    for (int c = 0; c < ncols; c++)
+        sb_addf(&sb, "%sc%d", c ? ", " : "", c);
+    sb_adds(&sb, " FROM msprobe_rows");
+    int rc = sqlw_prepare(w, sb_str(&sb), &b->insert);
+    sb_free(&sb);
     if (rc)
         sqlw_batch_free(b);
     return rc;
@@ -159,39 +279,19 @@ void sqlw_set_text(sqlw_batch *b, sqlw_value *v, const char *s, size_t n)
     b->text_len += n;
 }
 
-/* Bind rows [first, first + n) of the held ones to st, from parameter 1. */
-static void bind_rows(sqlw_batch *b, sqlite3_stmt *st, int first, int n)
-{
-    int p = 1;
-    const sqlw_value *v = b->vals + (size_t)first * (size_t)b->ncols;
-    for (int i = 0; i < n * b->ncols; i++, v++, p++) {
-        switch (v->type) {
-        case 1: sqlite3_bind_int64(st, p, v->u.i); break;
-        case 2: sqlite3_bind_double(st, p, v->u.d); break;
-        case 3: sqlite3_bind_text(st, p, b->text + v->u.t.off, (int)v->u.t.len, SQLITE_STATIC); break;
-        default: sqlite3_bind_null(st, p); break;
-        }
-    }
-}
-
 int sqlw_batch_end_row(sqlw_batch *b)
 {
-    if (++b->pending < SQLW_ROWS)
-        return 0;
-    bind_rows(b, b->many, 0, SQLW_ROWS);
-    b->pending = 0;
-    b->text_len = 0;
-    b->rows += SQLW_ROWS;
-    return sqlw_step(b->w, b->many);
+    return ++b->pending < SQLW_ROWS ? 0 : sqlw_batch_flush(b);
 }
 
 int sqlw_batch_flush(sqlw_batch *b)
 {
-    int rc = 0;
-    for (int r = 0; r < b->pending && rc == 0; r++) {
-        bind_rows(b, b->one, r, 1);
-        rc = sqlw_step(b->w, b->one);
-    }
+    if (!b->pending)
+        return 0;
+    sqlw_source *s = b->w->src;
+    *s = (sqlw_source){b->vals, b->text, b->ncols, (size_t)b->pending};
+    int rc = sqlw_step(b->w, b->insert);
+    *s = (sqlw_source){NULL, NULL, 0, 0};
     b->rows += (uint64_t)b->pending;
     b->pending = 0;
     b->text_len = 0;
@@ -200,8 +300,7 @@ int sqlw_batch_flush(sqlw_batch *b)
 
 void sqlw_batch_free(sqlw_batch *b)
 {
-    sqlite3_finalize(b->many);
-    sqlite3_finalize(b->one);
+    sqlite3_finalize(b->insert);
     free(b->vals);
     free(b->text);
     memset(b, 0, sizeof *b);

@@ -5,17 +5,19 @@
  *
  * for the 8 data types csv2tensorboard takes (actv, actv_grad, exp_avg,
  * exp_avg_sq, grad_unreduced, grad_reduced, param_origin, param_updated),
- * shaped like a Megatron GPT model with --layers transformer layers:
+ * shaped like a Megatron-core GPT model with --layers transformer layers:
  * parameters named as TrainerMon's squash_name leaves them
  * ("0:3.self_attention.linear_qkv.weight"), activations of every module's
- * input and output per micro step ("0:3.mlp.linear_fc1.output:1"), the
+ * input and output per micro step, named by the module's path
+ * ("0:module.decoder.layers.3.mlp.linear_fc1.output:1"), the
  * header vpp_stage,name,step[,micro_step],min,max,norm,zeros,nans,mean,
  * shape,dtype and values as Python prints round(x, 6). --steps steps in
  * files of --window steps. Ranks are written on all cores.
  *
  *   gen_monitor --out DIR [--ranks 64] [--layers 24] [--steps 100] [--window 50] [--micro 2] [--seed 1]
  *
- * Prints the total size of the csv files on its last line: "gen_monitor: N files, B bytes". */
+ * Prints the total size of the csv files on its last line:
+ * "gen_monitor: N files, B bytes, R rows". */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -44,7 +46,7 @@ enum { NPARAMS = 12, NMODULES = 8 };
 static const char *out_dir;
 static int ranks = 64, layers = 24, steps = 100, window = 50, micro = 2;
 static unsigned seed = 1;
-static uint64_t total_bytes, total_files;
+static uint64_t total_bytes, total_files, total_rows;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int next_rank;
 
@@ -81,7 +83,7 @@ static int put_value(char *p, rng *r, double scale)
     return n;
 }
 
-static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t *bytes)
+static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t *bytes, uint64_t *rows)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s_%d-%d.csv", dir, TYPES[type], a, b);
@@ -102,7 +104,8 @@ static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t 
                 for (int k = 0; k < n; k++) {
                     int len;
                     if (is_actv)
-                        len = sprintf(line, "0,%d.%s.%s,%d,%d,", l, MODULES[k / 2], k & 1 ? "output" : "input", step,
+                        len = sprintf(line, "0,module.decoder.layers.%d.%s.%s,%d,%d,", l, MODULES[k / 2],
+                                      k & 1 ? "output" : "input", step,
                                       m);
                     else
                         len = sprintf(line, "0,%d.%s,%d,", l, PARAMS[k], step);
@@ -117,6 +120,7 @@ static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t 
                     len += sprintf(line + len, ",%s,torch.bfloat16\n",
                                    is_actv ? "\"[4096, 1, 4096]\"" : PSHAPES[k]);
                     fwrite(line, 1, (size_t)len, f);
+                    ++*rows;
                 }
             }
     }
@@ -143,10 +147,10 @@ static void *worker(void *arg)
             exit(1);
         }
         rng r = {seed * 0x9E3779B97F4A7C15ULL + (uint64_t)rank * 7919 + 1};
-        uint64_t bytes = 0, files = 0;
+        uint64_t bytes = 0, files = 0, rows = 0;
         for (int t = 0; t < NTYPES; t++)
             for (int a = 0; a < steps; a += window) {
-                if (write_file(dir, t, a, a + window - 1, &r, &bytes) != 0) {
+                if (write_file(dir, t, a, a + window - 1, &r, &bytes, &rows) != 0) {
                     perror(dir);
                     exit(1);
                 }
@@ -155,6 +159,7 @@ static void *worker(void *arg)
         pthread_mutex_lock(&lock);
         total_bytes += bytes;
         total_files += files;
+        total_rows += rows;
         pthread_mutex_unlock(&lock);
     }
 }
@@ -204,6 +209,7 @@ int main(int argc, char **argv)
         pthread_create(&tid[i], NULL, worker, NULL);
     for (int i = 0; i < nt; i++)
         pthread_join(tid[i], NULL);
-    printf("gen_monitor: %llu files, %llu bytes\n", (unsigned long long)total_files, (unsigned long long)total_bytes);
+    printf("gen_monitor: %llu files, %llu bytes, %llu rows\n", (unsigned long long)total_files,
+           (unsigned long long)total_bytes, (unsigned long long)total_rows);
     return 0;
 }

@@ -1,5 +1,5 @@
-/* SQLite output: the multi-row insert batches (order, conflicts, the rest
- * flushed one by one), and the schema monitor2db writes (msprobe 8.3.3's
+/* SQLite output: the insert batches through the rows virtual table (order,
+ * conflicts, batch boundaries, types), and the schema monitor2db writes (msprobe 8.3.3's
  * csv2db: tables, partition tables with their CHECK and key, metric_stats,
  * global_stats, NaN as NULL) checked by querying the database. */
 #include <stdarg.h>
@@ -59,11 +59,12 @@ static void test_batch(void **state)
     assert_int_equal(sqlw_begin(&w), 0);
     sqlw_batch b;
     assert_int_equal(sqlw_batch_init(&b, &w, "INSERT OR IGNORE INTO t", 3), 0);
-    /* 150 rows: two full statements and 22 single ones; keys repeat from
-     * 100 on: the first row of a key stays */
-    for (int i = 0; i < 150; i++) {
+    /* two full batches and a part of one; keys repeat from 3000 on: the
+     * first row of a key stays */
+    int n = 2 * SQLW_ROWS + 1000;
+    for (int i = 0; i < n; i++) {
         sqlw_value *v = sqlw_batch_row(&b);
-        sqlw_set_int(&v[0], i < 100 ? i : i - 100);
+        sqlw_set_int(&v[0], i < 3000 ? i : i - 3000);
         sqlw_set_double(&v[1], i == 7 ? NAN : i * 0.5);
         char s[16];
         snprintf(s, sizeof s, "r%d", i);
@@ -71,15 +72,16 @@ static void test_batch(void **state)
         assert_int_equal(sqlw_batch_end_row(&b), 0);
     }
     assert_int_equal(sqlw_batch_flush(&b), 0);
-    assert_int_equal(b.rows, 150);
+    assert_int_equal(b.rows, (uint64_t)n);
     sqlw_batch_free(&b);
     assert_int_equal(sqlw_close(&w), 0);
     sqlite3 *db = open_ro(path);
-    assert_query(db, "SELECT count(*) FROM t", "100");
+    assert_query(db, "SELECT count(*) FROM t", "3000");
     assert_query(db, "SELECT s FROM t WHERE k = 3", "r3");
-    assert_query(db, "SELECT s FROM t WHERE k = 99", "r99");
+    assert_query(db, "SELECT s FROM t WHERE k = 2999", "r2999");
     assert_query(db, "SELECT v IS NULL FROM t WHERE k = 7", "1");
-    assert_query(db, "SELECT v FROM t WHERE k = 64", "32.0");
+    assert_query(db, "SELECT v FROM t WHERE k = 2048", "1024.0");
+    assert_query(db, "SELECT typeof(k) || typeof(v) || typeof(s) FROM t WHERE k = 5", "integerrealtext");
     sqlite3_close(db);
     free(path);
     tu_rmtree(dir);
