@@ -1,7 +1,7 @@
 /* Writing SQLite databases through libsqlite3: a database built from
  * scratch in a file the caller created (a temporary output, renamed into
  * place by the caller once complete), with prepared statements and
- * multi-row inserts. Every failure is recorded (ERR_OUTPUT, or
+ * bulk inserts. Every failure is recorded (ERR_OUTPUT, or
  * ERR_INTERNAL for a statement SQLite refuses) naming the final file.
  *
  * The file is private until committed, so durability is traded for speed:
