@@ -30,12 +30,14 @@ static inline uint64_t bytes_equal(uint64_t w, unsigned char b)
 }
 
 /* The first ',' or '\n' at or after p, or '\r' (which ends a row only
- * before '\n'); end when none. */
-static const char *field_end(const char *p, const char *end)
+ * before '\n'); end when none. The high bits of every byte looked at are
+ * or-ed into *high (a byte that is not ASCII shows there). */
+static const char *field_end(const char *p, const char *end, uint64_t *high)
 {
     for (;;) {
         while ((size_t)(end - p) >= 8) {
             uint64_t w = le_get64((const unsigned char *)p);
+            *high |= w;
             uint64_t m = bytes_equal(w, ',') | bytes_equal(w, '\n') | bytes_equal(w, '\r');
             if (m) {
                 p += __builtin_ctzll(m) >> 3;
@@ -44,7 +46,7 @@ static const char *field_end(const char *p, const char *end)
             p += 8;
         }
         while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-            p++;
+            *high |= (unsigned char)*p++;
         if (p < end && *p == '\r' && !(p + 1 < end && p[1] == '\n')) {
             p++;   /* a lone '\r' is text */
             continue;
@@ -53,12 +55,24 @@ static const char *field_end(const char *p, const char *end)
     }
 }
 
-static int read_rows(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx, int copy)
+static int invalid_utf8(const char *path, const void *buf, size_t len)
 {
-    /* pandas decodes the file as UTF-8 first and refuses it whole */
     size_t bad = utf8_invalid_at(buf, len);
     if (bad < len)
         return err_input(path, "malformed csv: invalid UTF-8 at byte %zu (Python cannot read the file)", bad);
+    return 0;
+}
+
+/* pandas decodes the file as UTF-8 first and refuses it whole. csv_read
+ * checks before the first row; csv_read_fields (for big files) notes while
+ * scanning whether any byte is not ASCII and only then checks the whole
+ * file, at the end: its caller may have seen rows of a file it then
+ * refuses, and must drop them. */
+static int read_rows(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx, int copy)
+{
+    if (copy && invalid_utf8(path, buf, len) != 0)
+        return -1;
+    uint64_t high = 0;
     const char *p = buf, *end = p + len;
     strbuf text = STRBUF_INIT;
     field_pos *pos = NULL;
@@ -88,6 +102,8 @@ static int read_rows(const char *path, const void *buf, size_t len, csv_row_fn f
                         rc = err_input(path, "malformed csv: a quoted field of row %zu is never closed", line);
                         break;
                     }
+                    for (const char *x = p; x < q; x++)
+                        high |= (unsigned char)*x;
                     sb_add(&text, p, (size_t)(q - p));
                     p = q + 1;
                     if (p < end && *p == '"') {
@@ -101,7 +117,7 @@ static int read_rows(const char *path, const void *buf, size_t len, csv_row_fn f
                     break;
             }
             const char *s = p;
-            p = field_end(p, end);
+            p = field_end(p, end, &high);
             if (!copy && !f->quoted) {
                 f->direct = s;
                 f->len = (size_t)(p - s);
@@ -129,6 +145,10 @@ static int read_rows(const char *path, const void *buf, size_t len, csv_row_fn f
         }
         rc = fn(ctx, row++, fields, n);
     }
+    /* a quote left open is reported first: it was found first */
+    if (!copy && (rc == 0 || err_cause() == ERR_MALFORMED) && (high & 0x8080808080808080ULL) &&
+        invalid_utf8(path, buf, len) != 0)
+        rc = -1;
     sb_free(&text);
     free(pos);
     free(fields);

@@ -30,7 +30,10 @@ int csv_read(const char *path, const void *buf, size_t len, csv_row_fn fn, void 
 
 /* The same without copying: a field that was not quoted points into buf
  * itself and is NOT NUL-terminated (use len); quoted ones are copied and
- * terminated. For big files whose fields are mostly plain (monitor csv). */
+ * terminated. For big files whose fields are mostly plain (monitor csv).
+ * The UTF-8 check comes at the end (one pass less over the file), so the
+ * callback may have seen rows of a file that is then refused (-1): the
+ * caller drops what it made of them. */
 int csv_read_fields(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx);
 
 #endif
