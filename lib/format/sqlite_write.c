@@ -298,6 +298,20 @@ int sqlw_batch_flush(sqlw_batch *b)
     return rc;
 }
 
+int sqlw_batch_insert(sqlw_batch *b, const sqlw_value *vals, size_t nrows)
+{
+    if (sqlw_batch_flush(b) != 0)
+        return -1;
+    if (!nrows)
+        return 0;
+    sqlw_source *s = b->w->src;
+    *s = (sqlw_source){vals, NULL, b->ncols, nrows};
+    int rc = sqlw_step(b->w, b->insert);
+    *s = (sqlw_source){NULL, NULL, 0, 0};
+    b->rows += nrows;
+    return rc;
+}
+
 void sqlw_batch_free(sqlw_batch *b)
 {
     sqlite3_finalize(b->insert);

@@ -85,6 +85,9 @@ static inline void sqlw_set_int(sqlw_value *v, int64_t i) { v->type = 1; v->u.i 
 static inline void sqlw_set_double(sqlw_value *v, double d) { if (d == d) { v->type = 2; v->u.d = d; } }
 void sqlw_set_text(sqlw_batch *b, sqlw_value *v, const char *s, size_t n);
 int sqlw_batch_end_row(sqlw_batch *b);
+/* Insert nrows rows the caller holds (ncols values each, in the batch's
+ * layout; no text values), after the rows held so far: no copy at all. */
+int sqlw_batch_insert(sqlw_batch *b, const sqlw_value *vals, size_t nrows);
 /* Insert the rows held so far. */
 int sqlw_batch_flush(sqlw_batch *b);
 void sqlw_batch_free(sqlw_batch *b);

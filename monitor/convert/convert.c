@@ -298,6 +298,7 @@ enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
 
 typedef struct {
     conv_rows rows;
+    conv_buffer prepared;
     int state, result;
     uint64_t bytes;
     err_record err;
@@ -309,6 +310,8 @@ typedef struct {
     const char *const *wanted;
     size_t nwanted;
     const unsigned char *skip;
+    conv_prepare_fn prepare;
+    void *ctx;
     /* the files in plan order */
     const conv_task **task;
     const monitor_file **file;
@@ -338,6 +341,9 @@ static void *reader_thread(void *arg)
         s->result = q->skip && q->skip[i] ? 1
                                           : conv_read_file(q->o, q->p, q->file[i], q->wanted, q->nwanted, &s->rows,
                                                            &s->bytes);
+        s->prepared.len = 0;
+        if (s->result == 0 && q->prepare && q->prepare(q->ctx, q->task[i], &s->rows, &s->prepared) != 0)
+            s->result = -1;
         if (s->result < 0)
             err_take(&s->err);
         pthread_mutex_lock(&q->lock);
@@ -351,8 +357,18 @@ static void *reader_thread(void *arg)
     return NULL;
 }
 
-int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
-                      const unsigned char *skip, conv_consume_fn consume, void *ctx)
+void *conv_buffer_room(conv_buffer *b, size_t bytes)
+{
+    if (bytes > b->cap) {
+        b->cap = bytes + bytes / 2;
+        b->data = xrealloc(b->data, b->cap);
+    }
+    return b->data;
+}
+
+static int read_ordered(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
+                        const unsigned char *skip, conv_prepare_fn prepare, conv_consume_fn consume,
+                        conv_consume_prepared_fn consume_prepared, void *ctx)
 {
     ordered q;
     memset(&q, 0, sizeof q);
@@ -361,6 +377,8 @@ int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const 
     q.wanted = wanted;
     q.nwanted = nwanted;
     q.skip = skip;
+    q.prepare = prepare;
+    q.ctx = ctx;
     q.n = p->nfiles;
     q.task = xmalloc_array(q.n ? q.n : 1, sizeof *q.task);
     q.file = xmalloc_array(q.n ? q.n : 1, sizeof *q.file);
@@ -394,6 +412,10 @@ int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const 
         if (s->result < 0) {
             err_restore(&s->err);
             rc = -1;
+        } else if (consume_prepared) {
+            if (s->result > 0)
+                s->prepared.len = 0;
+            rc = consume_prepared(ctx, q.task[i], &s->rows, &s->prepared, s->result > 0, s->bytes);
         } else {
             rc = consume(ctx, q.task[i], q.file[i], &s->rows, s->result > 0, s->bytes);
         }
@@ -413,6 +435,7 @@ int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const 
         pthread_join(tid[i], NULL);
     for (size_t i = 0; i < q.nslots; i++) {
         conv_rows_free(&q.slots[i].rows);
+        free(q.slots[i].prepared.data);
         err_record_free(&q.slots[i].err);
     }
     free(tid);
@@ -423,4 +446,17 @@ int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const 
     pthread_cond_destroy(&q.ready);
     pthread_cond_destroy(&q.room);
     return rc;
+}
+
+int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
+                      const unsigned char *skip, conv_consume_fn consume, void *ctx)
+{
+    return read_ordered(o, p, wanted, nwanted, skip, NULL, consume, NULL, ctx);
+}
+
+int conv_read_ordered_prepared(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
+                               const unsigned char *skip, conv_prepare_fn prepare,
+                               conv_consume_prepared_fn consume, void *ctx)
+{
+    return read_ordered(o, p, wanted, nwanted, skip, prepare, NULL, consume, ctx);
 }

@@ -94,6 +94,24 @@ typedef int (*conv_consume_fn)(void *ctx, const conv_task *t, const monitor_file
 int conv_read_ordered(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
                       const unsigned char *skip, conv_consume_fn consume, void *ctx);
 
+/* The same, with a step run on the reading thread right after each file
+ * is read: `prepare` turns its rows into what the consumer needs (into
+ * `out`, a buffer kept per reading slot and reused: grow it with
+ * conv_buffer_room), so that the consuming thread, the one that cannot be
+ * parallel, does as little as possible. A file skipped or empty is handed
+ * over with out->len 0. */
+typedef struct {
+    void *data;
+    size_t len, cap;   /* bytes */
+} conv_buffer;
+void *conv_buffer_room(conv_buffer *b, size_t bytes);
+typedef int (*conv_prepare_fn)(void *ctx, const conv_task *t, const conv_rows *rows, conv_buffer *out);
+typedef int (*conv_consume_prepared_fn)(void *ctx, const conv_task *t, const conv_rows *rows, conv_buffer *in,
+                                        int skipped, uint64_t bytes);
+int conv_read_ordered_prepared(const conv_opts *o, const conv_plan *p, const char *const *wanted, size_t nwanted,
+                               const unsigned char *skip, conv_prepare_fn prepare,
+                               conv_consume_prepared_fn consume, void *ctx);
+
 /* The default output directory: MONITOR_DIR/{%b%d_%H-%M-%S}-{suffix}, the
  * time in Asia/Shanghai as msprobe takes it, a second later while that
  * name exists. malloc'ed. */

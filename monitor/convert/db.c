@@ -253,7 +253,37 @@ static sqlw_batch *table_batch(db_run *d, int type, long long part)
     return &lru->batch;
 }
 
-static int consume(void *ctx, const conv_task *t, const monitor_file *f, conv_rows *rows, int skipped, uint64_t bytes)
+/* On a reading thread: the file's rows as the metric's table rows
+ * (rank, step, series for now, stats in the table's order; NaN is NULL),
+ * so that the writing thread only puts in the target ids. */
+static int prepare(void *ctx, const conv_task *t, const conv_rows *rows, conv_buffer *out)
+{
+    const db_run *d = ctx;
+    int type = t->type, ncols = 3 + d->nstats[type], col[NDB_OPS];
+    for (int i = 0; i < d->nstats[type]; i++) {
+        col[i] = -1;
+        for (size_t k = 0; k < rows->h.nfile_ops; k++)
+            if ((int)rows->h.file_ops[k] == d->stats[type][i])
+                col[i] = (int)k;
+    }
+    size_t nv = rows->h.nfile_ops, bytes = rows->nrows * (size_t)ncols * sizeof(sqlw_value);
+    sqlw_value *v = conv_buffer_room(out, bytes);
+    memset(v, 0, bytes);
+    for (size_t r = 0; r < rows->nrows; r++, v += ncols) {
+        sqlw_set_int(&v[0], t->run->rank);
+        sqlw_set_int(&v[1], rows->row_step[r]);
+        sqlw_set_int(&v[2], (int64_t)rows->row_series[r]);
+        const double *x = rows->values + r * nv;
+        for (int i = 0; i < d->nstats[type]; i++)
+            if (col[i] >= 0)
+                sqlw_set_double(&v[3 + i], x[col[i]]);
+    }
+    out->len = bytes;
+    return 0;
+}
+
+static int consume(void *ctx, const conv_task *t, const conv_rows *rows, conv_buffer *in, int skipped,
+                   uint64_t bytes)
 {
     db_run *d = ctx;
     d->bytes += bytes;
@@ -272,43 +302,29 @@ static int consume(void *ctx, const conv_task *t, const monitor_file *f, conv_ro
             return -1;
         d->series_target[s] = (size_t)id;
     }
-    /* where each of the metric's columns is among the file's values */
-    int type = t->type, col[NDB_OPS];
-    for (int i = 0; i < d->nstats[type]; i++) {
-        col[i] = -1;
-        for (size_t k = 0; k < rows->h.nfile_ops; k++)
-            if ((int)rows->h.file_ops[k] == d->stats[type][i])
-                col[i] = (int)k;
-    }
-    size_t nv = rows->h.nfile_ops;
-    long long part = -1;
-    sqlw_batch *b = NULL;
-    for (size_t r = 0; r < rows->nrows; r++) {
-        long long step = rows->row_step[r];
-        if (!b || step / d->P != part) {
-            part = step / d->P;
-            if (!(b = table_batch(d, type, part)))
-                return -1;
-        }
-        sqlw_value *v = sqlw_batch_row(b);
-        sqlw_set_int(&v[0], t->run->rank);
-        sqlw_set_int(&v[1], step);
-        sqlw_set_int(&v[2], (int64_t)d->series_target[rows->row_series[r]]);
-        const double *x = rows->values + r * nv;
-        for (int i = 0; i < d->nstats[type]; i++)
-            if (col[i] >= 0)
-                sqlw_set_double(&v[3 + i], x[col[i]]);
-        if (sqlw_batch_end_row(b) != 0)
+    int type = t->type, ncols = 3 + d->nstats[type];
+    sqlw_value *v = in->data;
+    size_t n = rows->nrows;
+    for (size_t r = 0; r < n; r++)
+        v[r * (size_t)ncols + 2].u.i = (int64_t)d->series_target[v[r * (size_t)ncols + 2].u.i];
+    /* the rows of one partition go in one piece */
+    for (size_t a = 0; a < n;) {
+        long long part = v[a * (size_t)ncols + 1].u.i / d->P;
+        size_t b = a + 1;
+        while (b < n && v[b * (size_t)ncols + 1].u.i / d->P == part)
+            b++;
+        sqlw_batch *batch = table_batch(d, type, part);
+        if (!batch || sqlw_batch_insert(batch, v + a * (size_t)ncols, b - a) != 0)
             return -1;
+        a = b;
     }
-    d->rows += rows->nrows;
-    d->tx_rows += rows->nrows;
+    d->rows += n;
+    d->tx_rows += n;
     /* one transaction per batch of rows */
     if (d->tx_rows >= TX_ROWS) {
         d->tx_rows = 0;
         return sqlw_commit_begin(&d->db);
     }
-    (void)f;
     return 0;
 }
 
@@ -371,7 +387,7 @@ int conv_db(const conv_opts *o, const conv_plan *p, const char *out, int step_pa
         d.pj = progress_job_begin("monitor_metrics.db");
         progress_phase(d.pj, "import", p->bytes, PROGRESS_BYTES);
         progress_watch_file(d.pj, tmp);
-        rc = conv_read_ordered(o, p, DB_OPS, NDB_OPS, skip, consume, &d);
+        rc = conv_read_ordered_prepared(o, p, DB_OPS, NDB_OPS, skip, prepare, consume, &d);
         if (rc == 0 && d.skipped == p->nfiles)
             rc = err_input(o->monitor_dir, "no csv file could be read (all were malformed)");
         if (flush_tables(&d) != 0)
