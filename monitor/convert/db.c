@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* msprobe's MonitorConst.OP_MONVIS_SUPPORTED: the stats a table may hold, in
  * this column order */
@@ -387,7 +388,16 @@ int conv_db(const conv_opts *o, const conv_plan *p, const char *out, int step_pa
         d.pj = progress_job_begin("monitor_metrics.db");
         progress_phase(d.pj, "import", p->bytes, PROGRESS_BYTES);
         progress_watch_file(d.pj, tmp);
+        struct timespec w0, c0, w1, c1;
+        clock_gettime(CLOCK_MONOTONIC, &w0);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
         rc = conv_read_ordered_prepared(o, p, DB_OPS, NDB_OPS, skip, prepare, consume, &d);
+        clock_gettime(CLOCK_MONOTONIC, &w1);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        /* MSPROBE_PROFILE: is the one writing thread the bottleneck? */
+        if (getenv("MSPROBE_PROFILE"))
+            log_note("import: %.3f s, the writing thread busy %.3f s of it", (double)(w1.tv_sec - w0.tv_sec) +
+                     (w1.tv_nsec - w0.tv_nsec) / 1e9, (double)(c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9);
         if (rc == 0 && d.skipped == p->nfiles)
             rc = err_input(o->monitor_dir, "no csv file could be read (all were malformed)");
         if (flush_tables(&d) != 0)
