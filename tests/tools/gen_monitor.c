@@ -166,7 +166,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    /* options and their values in pairs */
+    for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
             fprintf(stderr, "gen_monitor: %s needs a value\n", a);
@@ -190,7 +191,6 @@ int main(int argc, char **argv)
             fprintf(stderr, "gen_monitor: unknown option %s\n", a);
             return 2;
         }
-        i++;
     }
     if (!out_dir || ranks < 1 || layers < 1 || steps < 1 || window < 1 || micro < 1) {
         fprintf(stderr, "usage: gen_monitor --out DIR [--ranks N] [--layers N] [--steps N] [--window N] [--micro N]\n");
