@@ -7,6 +7,7 @@
 #include "nan_analyze/commands.h"
 #include "config_check/commands.h"
 #include "parse/commands.h"
+#include "monitor/commands.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -23,6 +24,11 @@ static const command *const commands[] = {
     &nan_analyze_command,
     &config_check_command,
     &ckpt_compare_command,
+    &anomaly_command,
+    &monitor2tb_command,
+    &monitor2db_command,
+    &data2db_command,
+    &monitor_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -29,7 +29,8 @@
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
 # allows no cold runs), KEEP=1 keeps the scratch directory, PARTS (default
-# "statistics tensor nan config"), RUNS (default 11) and BIG_RUNS (1) set the number of
+# "statistics tensor nan config monitor"; monitor is tests/bench_monitor.sh), RUNS
+# (default 11) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
 # of t2 / t3, JOBS the compare threads, TIMEOUT (900) the seconds one timed
@@ -40,7 +41,7 @@ set -eu
 BUILD=${1:-build}
 TOOLS=$BUILD/tools
 MSPROBE=$BUILD/msprobe
-PARTS=${PARTS:-statistics tensor nan config}
+PARTS=${PARTS:-statistics tensor nan config monitor}
 RUNS=${RUNS:-11}
 BIG_RUNS=${BIG_RUNS:-1}
 COLD_RUNS=${COLD_RUNS:-3}
@@ -437,6 +438,10 @@ else
     fi
     if has_part nan; then
         TABLE=$table VERDICTS=$verdicts sh tests/bench_nan.sh "$BUILD" || skip "nan_analyze part (failed)"
+    fi
+    # the training-monitor converters: a part of their own, with its own table
+    if has_part monitor; then
+        sh "$(dirname "$0")/bench_monitor.sh" "$BUILD" || skip "monitor part (failed)"
     fi
 fi
 # config: checkpoint compare on generated TP=2 x PP=2 pairs (its own script)

@@ -6,6 +6,8 @@
 #define MSP_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Length (2..4) of the valid multi-byte sequence at p, where p < end and
  * *p >= 0x80; 0 when the bytes there are not valid UTF-8. */
@@ -44,6 +46,12 @@ static inline size_t utf8_invalid_at(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + n;
     while (p < end) {
+        /* ASCII eight bytes at a time: big files are mostly ASCII */
+        uint64_t w;
+        if ((size_t)(end - p) >= 8 && (memcpy(&w, p, 8), (w & 0x8080808080808080ULL) == 0)) {
+            p += 8;
+            continue;
+        }
         if (*p < 0x80) {
             p++;
             continue;

@@ -28,4 +28,12 @@ typedef int (*csv_row_fn)(void *ctx, size_t row, const csv_field *fields, size_t
 /* `path` is used in error messages. 0, the callback's value, or -1. */
 int csv_read(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx);
 
+/* The same without copying: a field that was not quoted points into buf
+ * itself and is NOT NUL-terminated (use len); quoted ones are copied and
+ * terminated. For big files whose fields are mostly plain (monitor csv).
+ * The UTF-8 check comes at the end (one pass less over the file), so the
+ * callback may have seen rows of a file that is then refused (-1): the
+ * caller drops what it made of them. */
+int csv_read_fields(const char *path, const void *buf, size_t len, csv_row_fn fn, void *ctx);
+
 #endif

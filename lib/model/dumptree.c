@@ -252,3 +252,68 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
     }
     return rc;
 }
+
+/* [+-]?digits after the prefix: the number; -2 when there is none. */
+static int scan_number(const char *s, long *v)
+{
+    int neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    if (!*s)
+        return -1;
+    long x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || x > 100000000)
+            return -1;
+        x = x * 10 + (*s - '0');
+    }
+    *v = neg ? -x : x;
+    return 0;
+}
+
+static int by_number_name(const void *a, const void *b)
+{
+    const dumptree_dir *x = a, *y = b;
+    if (x->naming != y->naming && (x->naming == DUMPTREE_PROC || y->naming == DUMPTREE_PROC))
+        return x->naming == DUMPTREE_PROC ? 1 : -1;
+    if (x->number != y->number)
+        return x->number < y->number ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+int dumptree_scan(const char *dir, int ranks, dumptree_list *out, char ***skipped, size_t *nskipped)
+{
+    memset(out, 0, sizeof *out);
+    if (skipped) {
+        *skipped = NULL;
+        *nskipped = 0;
+    }
+    char **names;
+    long n = dir_list(dir, &names);
+    if (n < 0)
+        return -1;
+    size_t skip_cap = 0;
+    for (long i = 0; i < n; i++) {
+        const char *nm = names[i];
+        int proc = ranks && !strncmp(nm, "proc", 4);
+        if (strncmp(nm, ranks ? "rank" : "step", 4) != 0 && !proc)
+            continue;
+        char *full = path_join(dir, nm);
+        int is_dir = path_kind(full) == PATH_DIR;
+        free(full);
+        long num = -1;
+        int bare = ranks && !strcmp(nm, "rank");
+        if (!is_dir || (!bare && scan_number(nm + 4, &num) != 0)) {
+            if (skipped) {
+                GROW(*skipped, skip_cap, *nskipped + 1);
+                (*skipped)[(*nskipped)++] = xstrdup(nm);
+            }
+            continue;
+        }
+        add(out, dir, nm, num, proc ? DUMPTREE_PROC : bare ? DUMPTREE_BARE : DUMPTREE_NUMBERED);
+    }
+    names_free(names, n);
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_number_name);
+    return 0;
+}

@@ -68,6 +68,16 @@ int dumptree_steps(const char *root, dumptree_list *out);
 
 void dumptree_list_free(dumptree_list *l);
 
+/* The lenient reading of a level that the newest msprobe's data2db does:
+ * directories named "step" (ranks == 0) or "rank"/"proc" (ranks == 1)
+ * followed by an integer ([+-]?digits, leading zeros allowed: step02 is
+ * step 2), sorted by number, then name; for ranks also the bare "rank"
+ * (msprobe 8.x's run that is not distributed; number -1). A proc's number
+ * is its PID. Other names are left alone; names that start with the prefix
+ * but are not such a directory go to *skipped (may be NULL; free with
+ * names_free). 0 or -1 (the level cannot be listed). */
+int dumptree_scan(const char *dir, int ranks, dumptree_list *out, char ***skipped, size_t *nskipped);
+
 /* dir/name when it is a regular file (not a link), else NULL; malloc'ed. */
 char *dumptree_file(const char *dir, const char *name);
 

@@ -1,0 +1,328 @@
+/* `msprobe anomaly`: msprobe's anomaly_processor (python -m
+ * msprobe.core.monitor.anomaly_processor -d DIR [-o OUT] [-k N] [-s LIST]):
+ * the K earliest anomalies of every rank's anomaly.json, written to
+ * OUT/anomaly_analyse.json as msprobe writes it, and shown as a table. */
+#include "monitor/commands.h"
+#include "monitor/anomaly/anomaly.h"
+#include "base/err.h"
+#include "base/files.h"
+#include "base/log.h"
+#include "base/mem.h"
+#include "base/opts.h"
+#include "base/outdir.h"
+#include "base/strbuf.h"
+#include "base/strmap.h"
+#include "format/jsonw.h"
+#include "model/table.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *dir, *out, *steps;
+    int k, format, has_format, quiet;
+} cli;
+
+static const opt_choice formats[] = {{"csv", TABLE_CSV, NULL}, {"xlsx", TABLE_XLSX, NULL}, {NULL, 0, NULL}};
+
+static const opt options[] = {
+    OPT_STRING("-d --data_path", cli, dir, "ANOMALY_DIR",
+               "the monitor's anomaly_detected directory (one rank{N}/anomaly.json per rank)",
+               .flags = OPT_REQUIRED | OPT_DIR),
+    OPT_STRING("-o --out_path", cli, out, "OUT", "where anomaly_analyse.json goes (default: ANOMALY_DIR)",
+               .flags = OPT_DIR),
+    OPT_INT("-k --topk", cli, k, "N", INT_MIN, INT_MAX, "keep the N earliest anomalies", .def = "8"),
+    OPT_STRING("-s --step | --step_list", cli, steps, "STEPS",
+               "only these steps: msprobe's list [13,14], or 13,14 (default: all)"),
+    OPT_CHOICE("--format", cli, format, formats, "also write the table as anomaly_analyse.csv or .xlsx"),
+    OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
+    OPT_END(),
+};
+
+static const opts_spec spec = {
+    .usage = "-d ANOMALY_DIR [-o OUT] [-k N] [-s STEPS] [--format csv|xlsx]",
+    .about = "Rank the anomalies msprobe's training monitor recorded (anomaly_detected/rank{N}/anomaly.json) the way "
+             "msprobe's anomaly_processor does: earliest step first, then micro step, training stage (forward, "
+             "backward, optimizer), pipeline stages (forward: first stage first; backward and optimizer: last "
+             "first) and call order. The N earliest go to OUT/anomaly_analyse.json, exactly as msprobe writes "
+             "it, and to a table on standard output.",
+    .opts = options,
+    .epilog = "Exit status: 0 done, 2 bad input or usage, 1 internal error.",
+};
+
+const command anomaly_command = {
+    "anomaly", "anomaly_analyse", "the earliest anomalies of the training monitor (anomaly_processor)", &spec,
+    cmd_anomaly,
+};
+
+/* The parts of msprobe's message "Rule R reports anomaly signal in ('TAG',
+ * 'OP') at step S, current value V, history mean H." */
+typedef struct {
+    const char *rule, *op, *value, *mean;
+    size_t rule_len, op_len, value_len, mean_len;
+} message_parts;
+
+static void split_message(const jval *m, message_parts *mp)
+{
+    memset(mp, 0, sizeof *mp);
+    if (!m || m->type != J_STRING)
+        return;
+    const char *s = m->u.str, *e = s + m->len;
+    if (m->len > 5 && !memcmp(s, "Rule ", 5)) {
+        mp->rule = s + 5;
+        const char *sp = memchr(mp->rule, ' ', (size_t)(e - mp->rule));
+        mp->rule_len = sp ? (size_t)(sp - mp->rule) : 0;
+    }
+    const char *q = memmem(s, m->len, "', '", 4);
+    if (q) {
+        mp->op = q + 4;
+        const char *qe = memchr(mp->op, '\'', (size_t)(e - mp->op));
+        mp->op_len = qe ? (size_t)(qe - mp->op) : 0;
+    }
+    const char *v = memmem(s, m->len, "current value ", 14);
+    if (v) {
+        mp->value = v + 14;
+        const char *c = memchr(mp->value, ',', (size_t)(e - mp->value));
+        mp->value_len = c ? (size_t)(c - mp->value) : 0;
+    }
+    const char *h = memmem(s, m->len, "history mean ", 13);
+    if (h) {
+        mp->mean = h + 13;
+        mp->mean_len = (size_t)(e - mp->mean);
+        if (mp->mean_len && mp->mean[mp->mean_len - 1] == '.')
+            mp->mean_len--;
+    }
+}
+
+static const char *const HEADER[] = {"index", "step", "rank", "micro_step", "pp_stage", "vpp_stage", "call_id",
+                                     "module", "kind", "rule", "op", "value", "history_mean", "tag_name"};
+enum { NCOLS = sizeof HEADER / sizeof HEADER[0] };
+
+/* The cells of one anomaly (texts in `sb`, which must not move: sized first). */
+static void row_cells(const anomaly *a, size_t index, char num[7][24], cell *c)
+{
+    message_parts mp;
+    split_message(a->field[AF_MESSAGE], &mp);
+    long long v[7] = {(long long)index, a->step, a->rank, a->micro_step, a->pp_stage, a->vpp_stage, a->call_id};
+    for (int i = 0; i < 7; i++) {
+        snprintf(num[i], 24, "%lld", v[i]);
+        c[i] = cell_str(num[i], strlen(num[i]));
+    }
+    const char *slash = memchr(a->tag, '/', a->tag_len);
+    size_t mod_len = slash ? (size_t)(slash - a->tag) : a->tag_len;
+    size_t k = a->tag_len;
+    while (k && a->tag[k - 1] != '/')
+        k--;
+    c[7] = cell_str(a->tag, mod_len);
+    c[8] = cell_str(a->tag + k, a->tag_len - k);
+    c[9] = cell_str(mp.rule ? mp.rule : "", mp.rule_len);
+    c[10] = cell_str(mp.op ? mp.op : "", mp.op_len);
+    c[11] = cell_str(mp.value ? mp.value : "", mp.value_len);
+    c[12] = cell_str(mp.mean ? mp.mean : "", mp.mean_len);
+    c[13] = cell_str(a->tag, a->tag_len);
+}
+
+static void print_table(const anomaly *const *sel, size_t n)
+{
+    /* columns shown: index step rank kind module rule op value history_mean */
+    static const int shown[] = {0, 1, 2, 8, 7, 9, 10, 11, 12};
+    enum { NSHOWN = sizeof shown / sizeof shown[0] };
+    size_t width[NSHOWN];
+    for (int j = 0; j < NSHOWN; j++)
+        width[j] = strlen(HEADER[shown[j]]);
+    cell c[NCOLS];
+    char num[7][24];
+    for (size_t i = 0; i < n; i++) {
+        row_cells(sel[i], i, num, c);
+        for (int j = 0; j < NSHOWN; j++)
+            if (c[shown[j]].len > width[j])
+                width[j] = c[shown[j]].len;
+    }
+    for (int j = 0; j < NSHOWN; j++)
+        printf("%s%-*s", j ? "  " : "", j == NSHOWN - 1 ? 0 : (int)width[j], HEADER[shown[j]]);
+    printf("\n");
+    for (size_t i = 0; i < n; i++) {
+        row_cells(sel[i], i, num, c);
+        for (int j = 0; j < NSHOWN; j++) {
+            const cell *x = &c[shown[j]];
+            int right = shown[j] <= 2;   /* numbers to the right */
+            int pad = j == NSHOWN - 1 ? 0 : (int)width[j] - (int)x->len;
+            printf("%s%*s%.*s%*s", j ? "  " : "", right ? pad : 0, "", (int)x->len, x->str, right ? 0 : pad, "");
+        }
+        printf("\n");
+    }
+}
+
+/* anomaly_analyse.json: json.dump(dict, indent=1) of get_key() -> to_dict(),
+ * a repeated key keeping its first place and its last record. */
+static void write_json(strbuf *sb, const anomaly *const *sel, size_t n)
+{
+    char **keys = xcalloc(n ? n : 1, sizeof *keys);
+    size_t *lens = xcalloc(n ? n : 1, sizeof *lens), *last = xcalloc(n ? n : 1, sizeof *last);
+    strmap seen;
+    strmap_init(&seen, n * 2 + 8);
+    size_t nuniq = 0;
+    size_t *uniq = xcalloc(n ? n : 1, sizeof *uniq);
+    for (size_t i = 0; i < n; i++) {
+        anomaly_key(sel[i], &keys[i], &lens[i]);
+        int added;
+        size_t *slot = strmap_put(&seen, keys[i], lens[i], nuniq, &added);
+        if (added)
+            uniq[nuniq++] = i;
+        last[*slot] = i;
+    }
+    static const jval zero = {.type = J_NUMBER, .is_int = 1, .len = 1, .u.num = 0, .text = "0"};
+    static const jval empty = {.type = J_STRING, .len = 0, .u.str = ""};
+    static const jval null = {.type = J_NULL};
+    if (!nuniq) {
+        sb_adds(sb, "{}");
+    } else {
+        sb_addc(sb, '{');
+        for (size_t u = 0; u < nuniq; u++) {
+            const anomaly *a = sel[last[u]];
+            sb_adds(sb, u ? "," : "");
+            jsonw_newline(sb, 1, 1);
+            jsonw_str_ascii(sb, keys[uniq[u]], lens[uniq[u]]);
+            sb_adds(sb, ": {");
+            for (int f = 0; f < AF_COUNT; f++) {
+                const jval *v = a->field[f] ? a->field[f] : f < AF_TAG_NAME ? &zero : f == AF_MESSAGE ? &empty : &null;
+                sb_adds(sb, f ? "," : "");
+                jsonw_newline(sb, 1, 2);
+                jsonw_str_ascii(sb, anomaly_fields[f], strlen(anomaly_fields[f]));
+                sb_adds(sb, ": ");
+                jsonw_value(sb, v, 1, 2);
+            }
+            jsonw_newline(sb, 1, 1);
+            sb_addc(sb, '}');
+        }
+        jsonw_newline(sb, 1, 0);
+        sb_addc(sb, '}');
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(lens);
+    free(last);
+    free(uniq);
+    strmap_free(&seen);
+}
+
+static int write_table(const char *path, int format, const anomaly *const *sel, size_t n, out_run *outputs)
+{
+    table_writer *t = table_open(path, format, HEADER, NCOLS);
+    if (!t)
+        return -1;
+    cell c[NCOLS];
+    char num[7][24];
+    for (size_t i = 0; i < n; i++) {
+        row_cells(sel[i], i, num, c);
+        if (table_row(t, c, FILL_NONE) != 0) {
+            table_abort(t);
+            return -1;
+        }
+    }
+    if (table_close(t) != 0)
+        return -1;
+    out_run_add(outputs, path);
+    return 0;
+}
+
+int cmd_anomaly(int argc, char **argv, const global_opts *g)
+{
+    cli o;
+    memset(&o, 0, sizeof o);
+    o.has_format = -1;
+    o.format = -1;
+    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (prc)
+        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    if (o.quiet)
+        log_set_quiet(1);
+    long long *steps;
+    size_t nsteps;
+    int all;
+    if (anomaly_parse_steps(o.steps ? o.steps : "[]", &steps, &nsteps, &all) != 0)
+        return err_report();
+    if (o.k <= 0) {
+        free(steps);
+        err_set(ERR_USAGE, NULL, "-k %d: the top k number must be greater than 0", o.k);
+        return err_report();
+    }
+    anomaly_list list;
+    int status = EXIT_OK;
+    out_run *outputs = out_run_new();
+    char *json_path = NULL, *table_path = NULL;
+    const anomaly **cand = NULL, **sel = NULL;
+    size_t *idx = NULL;
+    if (anomaly_load(o.dir, &list) != 0) {
+        status = err_report();
+        goto done;
+    }
+    log_warn_totals();
+    if (list.files == 0) {
+        err_input(o.dir, "holds no rank directory with an anomaly.json (the monitor's anomaly_detected directory?)");
+        status = err_report();
+        goto done;
+    }
+    cand = xcalloc(list.n ? list.n : 1, sizeof *cand);
+    size_t nc = 0;
+    for (size_t i = 0; i < list.n; i++) {
+        int keep = all;
+        for (size_t s = 0; s < nsteps && !keep; s++)
+            keep = list.v[i].step == steps[s];
+        if (keep)
+            cand[nc++] = &list.v[i];
+    }
+    idx = xcalloc(nc ? nc : 1, sizeof *idx);
+    size_t nsel = anomaly_top_k(cand, nc, (size_t)o.k, idx);
+    sel = xcalloc(nsel ? nsel : 1, sizeof *sel);
+    for (size_t i = 0; i < nsel; i++)
+        sel[i] = cand[idx[i]];
+    const char *out = o.out ? o.out : o.dir;
+    json_path = path_join(out, "anomaly_analyse.json");
+    strbuf sb = STRBUF_INIT;
+    write_json(&sb, sel, nsel);
+    int replacing = path_kind(json_path) != PATH_MISSING;
+    if (out_run_mkdir(outputs, out) != 0 || (replacing && out_check_replaceable(json_path) != 0)) {
+        sb_free(&sb);
+        status = err_report();
+        goto done;
+    }
+    if (replacing)
+        log_warn("%s: the existing file is replaced", json_path);
+    if (file_write_atomic(json_path, sb.buf, sb.len) != 0) {
+        sb_free(&sb);
+        status = err_report();
+        goto done;
+    }
+    sb_free(&sb);
+    out_run_add(outputs, json_path);
+    if (o.format >= 0) {
+        table_path = path_join(out, o.format == TABLE_XLSX ? "anomaly_analyse.xlsx" : "anomaly_analyse.csv");
+        if (write_table(table_path, o.format, sel, nsel, outputs) != 0) {
+            status = err_report();
+            goto done;
+        }
+    }
+    if (!o.quiet) {
+        printf("top %zu of %zu anomal%s%s (%zu file%s) -> %s%s%s\n", nsel, nc, nc == 1 ? "y" : "ies",
+               all ? "" : " of the chosen steps", list.files, list.files == 1 ? "" : "s", json_path,
+               table_path ? ", " : "", table_path ? table_path : "");
+        if (nsel)
+            print_table(sel, nsel);
+    }
+done:
+    if (status != EXIT_OK)
+        out_run_rollback(outputs);
+    out_run_free(outputs);
+    anomaly_list_free(&list);
+    free(json_path);
+    free(table_path);
+    free(cand);
+    free(sel);
+    free(idx);
+    free(steps);
+    return status;
+}
