@@ -237,8 +237,11 @@ int conv_read_file(const conv_opts *o, const conv_plan *p, const monitor_file *f
 {
     rows_empty(out);
     *bytes = 0;
+    /* read, not mapped: the csv is parsed once and dropped, and unmapping
+     * many small files from a process whose other threads run costs a TLB
+     * shoot-down each (on this kind of VM, more than the parse) */
     mapped_file m;
-    if (file_map(f->path, 0, &m) != 0)
+    if (file_load(f->path, 0, &m) != 0)
         return -1;
     *bytes = m.size;
     read_ctx c = {p, f, out, 0};
