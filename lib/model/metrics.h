@@ -83,6 +83,11 @@ enum {
     /* Use only the portable element-by-element path (tests, benchmarks). */
     METRICS_SCALAR = 2,
 };
+/* Use the vector kernels of one instruction set (model/metrics_kern.h:
+ * SIMD_PORTABLE, SIMD_AVX2, ...) instead of the best the CPU runs; for tests
+ * and benchmarks. A set the CPU lacks means element by element. */
+#define METRICS_SIMD(level) ((unsigned)(level) << 4)
+#define METRICS_SIMD_OF(flags) (((flags) >> 4) & 15u)
 
 typedef struct {
     double value[MET_COUNT];        /* valid where kind[i] == MK_NUM */
