@@ -22,7 +22,9 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { CHUNK = 1024 };
+/* 4096 elements: the kernel's lanes are reduced once per chunk (that costs
+ * a tenth of the kernel's time at 1024), and a lane sums 512 terms. */
+enum { CHUNK = 4096 };
 
 dtype_id metrics_eff_dtype(dtype_id dt) { return dt == DT_BF16 ? DT_F32 : dt; }
 
