@@ -370,10 +370,10 @@ big_case() {
                 if (lim != "") printf " = %.2f of this machine'"'"'s %.2f", g / lim, lim
                 printf " (%.2f per cpu-second; load %s)", b / 1e9 / cpu, load
                 if (j == 1) {
-                    ok = g >= want && (lim == "" || g >= 0.4 * lim)
-                    printf "   (target >= %d GB/s, >= 0.4 of the limit)   %s\n", want, ok ? "ok" : "MISSED"
+                    ok = (g >= want) && (lim == "" || g >= 0.4 * lim)
+                    printf "   (target >= %d GB/s, >= 0.4 of the limit)   %s\n", want, (ok ? "ok" : "MISSED")
                 } else if (one != "") {
-                    printf "; %.2fx one core   (target >= 1.6x)   %s\n", one / s, one / s >= 1.6 ? "ok" : "MISSED"
+                    printf "; %.2fx one core   (target >= 1.6x)   %s\n", one / s, (one / s >= 1.6 ? "ok" : "MISSED")
                 } else {
                     printf "\n"
                 }
@@ -445,7 +445,7 @@ tensor_part() {
                 for (i = 1; i <= NF; i++) if ($i == "GB/s") g = $(i - 1)
                 want = $1 == "float32" ? 12 : 8
                 printf "metrics kernel %s %s, one core: %.2f GB/s   (target >= %d)   %s\n", $1, $4,
-                    g, want, g >= want ? "ok" : "MISSED" }' "$scratch/kernel.out" >>"$verdicts"
+                    g, want, (g >= want ? "ok" : "MISSED") }' "$scratch/kernel.out" >>"$verdicts"
         else
             skip "bench_metrics (failed)"
         fi

@@ -88,6 +88,12 @@ enum {
  * and benchmarks. A set the CPU lacks means element by element. */
 #define METRICS_SIMD(level) ((unsigned)(level) << 4)
 #define METRICS_SIMD_OF(flags) (((flags) >> 4) & 15u)
+/* Threads one big tensor may be scanned on (1-255; 0 means 1; n is
+ * evaluated twice): a tensor of more than 2^22 elements is split into
+ * pieces of that size, whose totals are added in order, so the result does
+ * not depend on the number. */
+#define METRICS_THREADS(n) ((unsigned)((n) > 255 ? 255 : (n)) << 8)
+#define METRICS_THREADS_OF(flags) (((flags) >> 8) & 255u)
 
 typedef struct {
     double value[MET_COUNT];        /* valid where kind[i] == MK_NUM */

@@ -17,9 +17,13 @@
  * lane) instead of N, whatever the tensor size.
  */
 #include "model/metrics_scan.h"
+#include "base/files.h"
+#include "base/mem.h"
+#include "base/pool.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* 4096 elements: the kernel's lanes are reduced once per chunk (that costs
@@ -320,7 +324,8 @@ static const unsigned char *floats_at(const tensor *t, size_t s, size_t len, flo
  * exactly). The kernel, chosen once, takes the multiple-of-16 part of each
  * chunk, in place when both tensors are contiguous, else from float32
  * copies; the rest, and chunks holding NaN or inf, go element by element. */
-static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int level, totals *t)
+static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from_el, size_t to_el,
+                      totals *t)
 {
     float bufn[CHUNK], bufb[CHUNK];
     const unsigned char *rn = tensor_contiguous_data(n), *rb = tensor_contiguous_data(b);
@@ -334,8 +339,8 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
     const float t1 = rule.half ? half_bound(p->thr1) : (float)p->thr1;
     const float t5 = rule.half ? half_bound(p->thr5) : (float)p->thr5;
     size_t en = dtype_size(n->dtype), eb = dtype_size(b->dtype);
-    for (size_t s = 0; s < n->numel; s += CHUNK) {
-        size_t len = n->numel - s < CHUNK ? n->numel - s : CHUNK;
+    for (size_t s = from_el; s < to_el; s += CHUNK) {
+        size_t len = to_el - s < CHUNK ? to_el - s : CHUNK;
         size_t vec = kern ? len - len % KERN_BLOCK : 0;
         size_t from = vec; /* first element still to do one by one */
         const unsigned char *px = NULL, *py = NULL;
@@ -369,11 +374,11 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
 }
 
 /* Everything else, in double (integers, float64, complex real parts). */
-static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, totals *t)
+static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, size_t from_el, size_t to_el, totals *t)
 {
     double xr[CHUNK], y[CHUNK], xc[2 * CHUNK];
-    for (size_t s = 0; s < n->numel; s += CHUNK) {
-        size_t len = n->numel - s < CHUNK ? n->numel - s : CHUNK;
+    for (size_t s = from_el; s < to_el; s += CHUNK) {
+        size_t len = to_el - s < CHUNK ? to_el - s : CHUNK;
         if (p->complex_n)
             tensor_read_complex(n, s, len, xc);
         else
@@ -395,12 +400,80 @@ static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, tota
     return 0;
 }
 
-int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, scan_totals *out)
+static int scan_range(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from, size_t to,
+                      totals *t)
+{
+    memset(t, 0, sizeof *t);
+    return is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, level, from, to, t)
+                                                              : scan_double(n, b, p, from, to, t);
+}
+
+/* A big tensor is scanned in pieces of PIECE elements, on several threads
+ * when the caller gives them, and the pieces' totals are added in order.
+ * The pieces do not depend on the number of threads, so neither do the
+ * results. Each thread reads the mappings under guards of its own (a
+ * truncation while it reads must not kill the process); the change itself
+ * is reported by the caller's guards, which see the file's new size. */
+enum { PIECE = 1 << 22 };
+
+typedef struct {
+    const tensor *n, *b;
+    const rel_plan *p;
+    int level;
+    totals *part;
+    unsigned char *mismatch;
+} piece_job;
+
+static void scan_piece(void *arg, size_t i)
+{
+    piece_job *j = arg;
+    size_t from = i * (size_t)PIECE, to = j->n->numel - from < PIECE ? j->n->numel : from + PIECE;
+    file_guard gn, gb;
+    file_guard_begin(&gn, &j->n->map);
+    file_guard_begin(&gb, &j->b->map);
+    j->mismatch[i] = (unsigned char)scan_range(j->n, j->b, j->p, j->level, from, to, &j->part[i]);
+    file_guard_end(&gb);
+    file_guard_end(&gn);
+}
+
+static void add_totals(totals *t, const totals *a)
+{
+    csum *dst[4] = {&t->dot, &t->nn, &t->bb, &t->dd};
+    const csum *src[4] = {&a->dot, &a->nn, &a->bb, &a->dd};
+    for (int k = 0; k < 4; k++) {
+        csum_add(dst[k], src[k]->s);
+        dst[k]->c += src[k]->c;
+    }
+    if (a->maxabs > t->maxabs)
+        t->maxabs = a->maxabs;
+    if (a->maxrel > t->maxrel)
+        t->maxrel = a->maxrel;
+    t->relnan |= a->relnan;
+    t->below1 += a->below1;
+    t->below5 += a->below5;
+}
+
+int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, int threads, scan_totals *out)
 {
     totals t;
-    memset(&t, 0, sizeof t);
-    int rc = is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, level, &t)
-                                                                 : scan_double(n, b, p, &t);
+    int rc;
+    if (n->numel <= PIECE) {
+        rc = scan_range(n, b, p, level, 0, n->numel, &t);
+    } else {
+        size_t pieces = (n->numel + PIECE - 1) / PIECE;
+        piece_job j = {.n = n, .b = b, .p = p, .level = level};
+        j.part = xcalloc(pieces, sizeof *j.part);
+        j.mismatch = xcalloc(pieces, 1);
+        pool_for(pieces, threads, scan_piece, &j);
+        memset(&t, 0, sizeof t);
+        rc = 0;
+        for (size_t i = 0; i < pieces; i++) {
+            rc |= j.mismatch[i];
+            add_totals(&t, &j.part[i]);
+        }
+        free(j.part);
+        free(j.mismatch);
+    }
     out->dot = csum_get(&t.dot);
     out->nn = csum_get(&t.nn);
     out->bb = csum_get(&t.bb);

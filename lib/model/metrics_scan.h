@@ -56,7 +56,9 @@ typedef struct {
  * agree on both sides count as zeros on both sides.  Returns 0, or 1 when
  * the NaN/inf positions disagree (then the totals are meaningless).
  * level: the instruction set of the vector kernels (metrics_kern.h;
- * SIMD_AUTO: the best), or -1: element by element only. */
-int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, scan_totals *out);
+ * SIMD_AUTO: the best), or -1: element by element only. A tensor of more
+ * than 2^22 elements is scanned in pieces of that size, on up to `threads`
+ * threads (the results do not depend on their number). */
+int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, int threads, scan_totals *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* Throughput of metrics_compare (the six ALL-mode metrics in one pass).
  *
- * usage: bench_metrics [-n MELEMS | -k KELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [-s SIMD] [--scalar]
+ * usage: bench_metrics [-n MELEMS | -k KELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [-s SIMD] [-j THREADS] [--scalar]
  *
  * Builds NPU/bench pairs of float32, bfloat16, float16 and float64 tensors of
  * MELEMS million elements (default 64) in memory and times metrics_compare
@@ -11,7 +11,8 @@
  * bfloat16, float16, float64).  -k sizes the tensors in thousands of
  * elements instead (KELEMS * 1024; small ones stay in the CPU's caches);
  * -s picks the instruction set (sse2/neon, avx2, avx512; default: the best
- * the CPU runs).  Reported: GB/s of tensor data (both tensors) per core,
+ * the CPU runs); -j splits each tensor across THREADS threads (pieces of
+ * 2^22 elements; the figure is then per process, not per core).  Reported: GB/s of tensor data (both tensors) per core,
  * and the instruction set used.
  */
 #include "base/log.h"
@@ -168,7 +169,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc)
             melems = strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
+            int threads = atoi(argv[++i]);
+            flags |= METRICS_THREADS(threads);
+        } else if (!strcmp(argv[i], "-k") && i + 1 < argc)
             kelems = strtoul(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
             const char *name = argv[++i];
@@ -191,7 +195,7 @@ int main(int argc, char **argv)
             flags |= METRICS_SCALAR;
         else {
             fprintf(stderr, "usage: bench_metrics [-n MELEMS | -k KELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [-s SIMD] "
-                            "[--scalar]\n");
+                            "[-j THREADS] [--scalar]\n");
             return 2;
         }
     }
