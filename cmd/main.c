@@ -6,6 +6,7 @@
 #include "compare/commands.h"
 #include "nan_analyze/commands.h"
 #include "config_check/commands.h"
+#include "graph/commands.h"
 #include "parse/commands.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -23,6 +24,8 @@ static const command *const commands[] = {
     &nan_analyze_command,
     &config_check_command,
     &ckpt_compare_command,
+    &graph_command,
+    &graph_visualize_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
