@@ -211,13 +211,14 @@ static int run(cli *o, const global_opts *g)
         in.npu = xstrdup(o->target);
         in.bench = o->golden ? xstrdup(o->golden) : NULL;
     }
-    int status;
-    /* the layer mapping file is read before any dump */
-    if (go.layer_mapping && !(go.lm_rules = layer_rules_load(go.lm_file))) {
-        status = err_report();
-    } else {
-        status = graph_run(in.npu, in.bench, o->out_dir, &go);
+    /* the layer mapping file is read before any dump; msprobe goes on
+     * without it (matching by name) when it cannot be read */
+    if (go.layer_mapping && in.bench && !(go.lm_rules = layer_rules_load(go.lm_file))) {
+        log_warn("%s; The layer mapping file parsing failed, please check file format, mapping is not effective.",
+                 err_message());
+        err_clear();
     }
+    int status = graph_run(in.npu, in.bench, o->out_dir, &go);
     layer_rules_free(go.lm_rules);
     free(in.npu);
     free(in.bench);

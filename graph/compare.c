@@ -313,8 +313,6 @@ int graph_compare(gcompare *c)
     walker w = {.c = c};
     gitems_init(&w.ni);
     gitems_init(&w.bi);
-    strmap_init(&c->real_by_name, 256);
-    arena_init(&c->mem, 1 << 16);
     graph *N = c->n;
     int32_t *queue = xmalloc_array(N->n + 1, sizeof *queue);
     size_t head = 0, tail = 0;
@@ -364,6 +362,8 @@ void gcompare_free(gcompare *c)
 
 int graph_compare_setup(gcompare *c)
 {
+    strmap_init(&c->real_by_name, 256);
+    arena_init(&c->mem, 1 << 16);
     const rankdata *n = c->n->rd, *b = c->b->rd;
     c->cross_frame = n->framework && b->framework && n->framework != b->framework;
     if (c->cross_frame && !c->o->layer_mapping)
