@@ -283,7 +283,28 @@ static void choose_stamp(run_ctx *rc)
 typedef struct {
     run_ctx *rc;
     step_jobs *sj;
+    int threads;            /* threads of one rank job: the cores the ranks leave */
 } step_arg;
+
+/* Loading and building one side of a rank job. */
+typedef struct {
+    rank_job *j;
+    const graph_opts *o;
+    unsigned need;
+} side_arg;
+
+static int load_build(void *arg, size_t i)
+{
+    side_arg *s = arg;
+    rank_job *j = s->j;
+    rankdata *rd = i ? &j->b : &j->n;
+    graph *g = i ? &j->gb : &j->gn;
+    if (rank_load(rd, i ? j->bench_dir : j->npu_dir, s->need, j->pj) != 0 || graph_build(g, rd, s->o) != 0)
+        return -1;
+    g->side = (int)i + 1;
+    g->rank = j->rank;
+    return 0;
+}
 
 static int build_job(void *arg, size_t i)
 {
@@ -294,26 +315,13 @@ static int build_job(void *arg, size_t i)
     unsigned need = (o->overflow_check ? RANK_NEED_OVERFLOW : 0) | (rc->compare ? RANK_NEED_MD5 : 0);
     j->pj = progress_job_begin(j->label);
     progress_phase(j->pj, "load", 0, PROGRESS_BYTES);
-    j->have_n = 1;
-    if (rank_load(&j->n, j->npu_dir, need, j->pj) != 0)
+    /* both sides at once when there are threads to spare */
+    j->have_n = j->have_gn = 1;
+    j->have_b = j->have_gb = rc->compare;
+    side_arg s = {j, o, need};
+    if (pool_run(rc->compare ? 2 : 1, sa->threads, load_build, &s, NULL) != 0)
         return -1;
     if (rc->compare) {
-        j->have_b = 1;
-        if (rank_load(&j->b, j->bench_dir, need, j->pj) != 0)
-            return -1;
-    }
-    progress_phase(j->pj, "build", 0, PROGRESS_ITEMS);
-    j->have_gn = 1;
-    if (graph_build(&j->gn, &j->n, o) != 0)
-        return -1;
-    j->gn.side = 1;
-    j->gn.rank = j->rank;
-    if (rc->compare) {
-        j->have_gb = 1;
-        if (graph_build(&j->gb, &j->b, o) != 0)
-            return -1;
-        j->gb.side = 2;
-        j->gb.rank = j->rank;
         progress_phase(j->pj, "compare", 0, PROGRESS_ITEMS);
         memset(&j->cmp, 0, sizeof j->cmp);
         j->have_cmp = 1;
@@ -345,7 +353,7 @@ static int write_job(void *arg, size_t i)
         char *path = j->out_path;
         j->out_path = NULL;
         res = vis_write(&path, &j->gn, rc->compare ? &j->gb : NULL, rc->compare ? &j->cmp : NULL,
-                        rc->o->overflow_check);
+                        rc->o->overflow_check, sa->threads);
         j->out_path = path;
         if (res == 0)
             out_run_add(rc->outputs, j->out_path);
@@ -384,7 +392,9 @@ static void summary_line(const run_ctx *rc, const rank_job *j)
 
 static int run_step(run_ctx *rc, step_jobs *sj)
 {
-    step_arg sa = {rc, sj};
+    int jobs = rc->o->jobs > 0 ? rc->o->jobs : 1;
+    size_t at_once = sj->n < (size_t)jobs ? sj->n : (size_t)jobs;
+    step_arg sa = {rc, sj, (int)((size_t)jobs / (at_once ? at_once : 1))};
     if (pool_run(sj->n, rc->o->jobs, build_job, &sa, NULL) != 0)
         return -1;
     if (sj->n > 1) {

@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/outstream.h"
+#include "base/pool.h"
 #include "format/jsonw.h"
 #include "model/overflow.h"
 
@@ -307,11 +308,55 @@ static int put_node(vis_ctx *w, strbuf *sb, const graph *g, long i, int level)
     return 0;
 }
 
+/* Nodes are rendered in chunks, a batch of chunks at a time on all the
+ * threads given (each with its own readers and guards), and written out in
+ * order: the memory held is one batch, not the file. */
+enum { CHUNK_NODES = 256, CHUNKS_PER_THREAD = 4 };
+
+typedef struct {
+    const vis_ctx *proto;
+    const graph *g, *other;
+    int level;
+    size_t first;             /* node of chunk 0 of the batch */
+    strbuf *out;              /* per chunk */
+    vis_ctx *ctx;             /* per thread slot, made on first use */
+} render_batch;
+
+static int render_chunk(void *arg, size_t k)
+{
+    render_batch *rb = arg;
+    const graph *g = rb->g;
+    size_t from = rb->first + k * CHUNK_NODES, to = from + CHUNK_NODES < g->n ? from + CHUNK_NODES : g->n;
+    vis_ctx w;
+    vis_ctx_init(&w, rb->proto->cmp);
+    w.other = rb->other;
+    strbuf *sb = &rb->out[k];
+    sb_reset(sb);
+    file_guard guard, bguard;
+    file_guard_begin(&guard, &g->rd->dump);
+    if (w.cmp && g->side == 1)
+        file_guard_begin(&bguard, &w.cmp->b->rd->dump);
+    int rc = 0;
+    for (size_t i = from; i < to && rc == 0; i++) {
+        if (i)
+            sb_addc(sb, ',');
+        nl(sb, rb->level + 1);
+        jsonw_str_ascii(sb, g->nodes[i].id, g->nodes[i].idlen);
+        sb_add(sb, ": ", 2);
+        rc = put_node(&w, sb, g, (long)i, rb->level + 2);
+    }
+    if (w.cmp && g->side == 1 && file_guard_end(&bguard) != 0)
+        rc = -1;
+    if (file_guard_end(&guard) != 0)
+        rc = -1;
+    vis_ctx_free(&w);
+    return rc;
+}
+
 /* "root", "dump_data_dir", "node" of a graph object at `level`. */
-static int put_graph(vis_ctx *w, out_stream *os, const graph *g, const graph *other, int level)
+static int put_graph(vis_ctx *w, out_stream *os, const graph *g, const graph *other, int level, int threads)
 {
     strbuf *sb = &os->sb;
-    w->other = other;
     key(sb, level, "root");
     sb_adds(sb, "\"" GRAPH_ROOT "\",");
     key(sb, level, "dump_data_dir");
@@ -319,25 +364,24 @@ static int put_graph(vis_ctx *w, out_stream *os, const graph *g, const graph *ot
     sb_addc(sb, ',');
     key(sb, level, "node");
     sb_addc(sb, '{');
-    file_guard guard, bguard;
-    file_guard_begin(&guard, &g->rd->dump);
-    if (w->cmp && g->side == 1)
-        file_guard_begin(&bguard, &w->cmp->b->rd->dump);
+    size_t per_batch = (size_t)(threads > 0 ? threads : 1) * CHUNKS_PER_THREAD;
+    strbuf *bufs = xcalloc(per_batch, sizeof *bufs);
+    render_batch rb = {.proto = w, .g = g, .other = other, .level = level, .out = bufs};
     int rc = 0;
-    for (size_t i = 0; i < g->n && rc == 0; i++) {
-        if (i)
-            sb_addc(sb, ',');
-        nl(sb, level + 1);
-        jsonw_str_ascii(sb, g->nodes[i].id, g->nodes[i].idlen);
-        sb_add(sb, ": ", 2);
-        rc = put_node(w, sb, g, (long)i, level + 2);
-        if (rc == 0)
+    for (size_t first = 0; first < g->n && rc == 0; first += per_batch * CHUNK_NODES) {
+        size_t chunks = (g->n - first + CHUNK_NODES - 1) / CHUNK_NODES;
+        if (chunks > per_batch)
+            chunks = per_batch;
+        rb.first = first;
+        rc = pool_run(chunks, threads, render_chunk, &rb, NULL);
+        for (size_t k = 0; k < chunks && rc == 0; k++) {
+            sb_add(sb, bufs[k].buf, bufs[k].len);
             rc = out_stream_flush(os, OUT_STREAM_CHUNK);
+        }
     }
-    if (w->cmp && g->side == 1 && file_guard_end(&bguard) != 0)
-        rc = -1;
-    if (file_guard_end(&guard) != 0)
-        rc = -1;
+    for (size_t k = 0; k < per_batch; k++)
+        sb_free(&bufs[k]);
+    free(bufs);
     nl(sb, level);
     sb_addc(sb, '}');
     return rc;
@@ -470,7 +514,7 @@ static void put_colors(strbuf *sb, int task, int level)
     sb_addc(sb, '}');
 }
 
-int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check)
+int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads)
 {
     out_stream os;
     vis_ctx w;
@@ -481,17 +525,17 @@ int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow
         strbuf *sb = &os.sb;
         sb_addc(sb, '{');
         if (!b) {
-            rc = put_graph(&w, &os, n, NULL, 1);
+            rc = put_graph(&w, &os, n, NULL, 1, threads);
         } else {
             key(sb, 1, "NPU");
             sb_addc(sb, '{');
-            rc = put_graph(&w, &os, n, b, 2);
+            rc = put_graph(&w, &os, n, b, 2, threads);
             nl(sb, 1);
             sb_add(sb, "},", 2);
             key(sb, 1, "Bench");
             sb_addc(sb, '{');
             if (rc == 0)
-                rc = put_graph(&w, &os, b, n, 2);
+                rc = put_graph(&w, &os, b, n, 2, threads);
             nl(sb, 1);
             sb_add(sb, "},", 2);
             key(sb, 1, "ToolTip");

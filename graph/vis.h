@@ -27,9 +27,10 @@ int vis_items(vis_ctx *w, const graph *g, long i, int *have);
  * (json.dump indent=4), or compact (json.dumps) when `compact`. */
 void vis_item_map(vis_ctx *w, strbuf *sb, const graph *g, long i, int out, int level, int compact);
 
-/* Write n (and b, a compare) as a .vis file. *path (malloc'ed) is consumed
- * and replaced by the name written (a later one when taken meanwhile). */
-int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check);
+/* Write n (and b, a compare) as a .vis file, rendering on `threads`
+ * threads. *path (malloc'ed) is consumed and replaced by the name written
+ * (a later one when taken meanwhile). */
+int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads);
 
 /* A legend entry (Colors): [low, high) as written, as numbers, and text. */
 typedef struct {
