@@ -7,9 +7,13 @@
  * These run for every statistic of every item of a dump, so the roundings
  * start from the shortest digits of the double (repr's) instead of
  * snprintf: rounding the shortest digits at a place gives the same result
- * as rounding the exact binary value, except when the dropped digits are
- * exactly a lone 5 (the exact value may lie on either side of that tie);
- * then snprintf, which rounds the exact value, decides. */
+ * as rounding the exact binary value -- a decimal between the two would be
+ * a shorter or closer repr -- except when the dropped digits are exactly a
+ * lone 5 (the exact value may lie on either side of that tie); then
+ * snprintf, which rounds the exact value, decides. Padding the shortest
+ * digits with zeros is right while half an ulp stays below half a unit of
+ * the last place kept. tests/unit/test_graph_format.c checks both against
+ * snprintf on a million doubles. */
 #include "graph/graph.h"
 #include "format/jsonw.h"
 #include "py/numfmt.h"
@@ -65,7 +69,10 @@ static int round_shortest(double x, int keep_from_place, char *out, int *top)
 
 size_t vis_fixed6(double x, char *buf)
 {
-    if (!isfinite(x) || x == 0)
+    /* The shortest digits padded with zeros are the exact value only to
+     * within half an ulp: below 2^32 that is under half a millionth, so the
+     * sixth decimal is right; beyond, snprintf decides. */
+    if (!isfinite(x) || x == 0 || fabs(x) >= 4294967296.0)
         return (size_t)snprintf(buf, NUMFMT_BUFSZ * 2, "%.6f", x);
     char dig[32];
     int top;

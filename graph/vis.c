@@ -566,3 +566,20 @@ int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow
     vis_ctx_free(&w);
     return rc;
 }
+
+const char *vis_fill(int task, int px_kind, double px, int matched)
+{
+    if (!matched)
+        return "#C7C7C7";
+    if (px_kind == PX_NONE)
+        return "#FFFFFF";
+    size_t n;
+    const vis_color *c = vis_colors(task, &n);
+    for (size_t k = 0; k < n; k++) {
+        if (!c[k].low)
+            continue;
+        if ((c[k].lo <= px && px < c[k].hi) || (c[k].hi == 1 && px == 1) || (c[k].lo == 0 && px == 0))
+            return c[k].hex;
+    }
+    return "#FFFFFF";
+}

@@ -40,6 +40,10 @@ typedef struct {
     const char *desc;
 } vis_color;
 const vis_color *vis_colors(int task, size_t *n);
+/* The fill of an NPU node (spec §13): grey when not matched, white without
+ * an index, else the first legend entry whose range holds the index
+ * (low <= v < high, or v == high == 1, or v == low == 0). */
+const char *vis_fill(int task, int px_kind, double px, int matched);
 /* The ToolTip object of a task as json.dumps writes it. */
 void vis_tool_tip(strbuf *sb, int task);
 const char *vis_task_name(int task);
