@@ -7,13 +7,13 @@
 #   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
 #
 # Dependencies (Debian): gcc make pkg-config zlib1g-dev libxlsxwriter-dev
-# libyaml-dev libcmocka-dev (tests); see .ci/run.
+# libyaml-dev libsqlite3-dev libcmocka-dev (tests); see .ci/run.
 
 CC      ?= gcc
 PREFIX  ?= /usr/local
 BUILD   ?= build
 OPT     ?= -O2
-PKGS    := zlib xlsxwriter yaml-0.1
+PKGS    := zlib xlsxwriter yaml-0.1 sqlite3
 VERSION := 0.1.0
 
 CFLAGS  ?= $(OPT) -g

@@ -5,7 +5,7 @@
 # ../shared/corpus, the include check and the terminal test use it), unzip,
 # and zsh (the test of the zsh completion script).
 set -e
-PKGS="gcc make pkg-config zlib1g-dev libxlsxwriter-dev libyaml-dev libcmocka-dev valgrind python3 unzip zsh"
+PKGS="gcc make pkg-config zlib1g-dev libxlsxwriter-dev libyaml-dev libsqlite3-dev libcmocka-dev valgrind python3 unzip zsh"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive

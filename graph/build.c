@@ -487,6 +487,9 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     memset(g, 0, sizeof *g);
     arena_init(&g->mem, 1 << 16);
     strmap_init(&g->by_id, rd->construct.len + 16);
+    if (o->need_construct && rd->construct.len == 0)
+        return err_input(rd->construct_path, "is empty, failed to build graph: dump at level L0 or mix to record the "
+                                             "model's structure");
     g->rd = rd;
     g->micro_steps = 1;
     add_node(g, GRAPH_ROOT, strlen(GRAPH_ROOT), GOP_MODULE);

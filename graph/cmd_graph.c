@@ -182,7 +182,7 @@ static int load_input(const char *path, input_json *in)
 
 /* ---- running --------------------------------------------------------------- */
 
-static int run(cli *o, const global_opts *g)
+static int run(cli *o, const global_opts *g, int newest)
 {
     if (o->quiet)
         log_set_quiet(1);
@@ -197,6 +197,7 @@ static int run(cli *o, const global_opts *g)
     go.html = o->html;
     go.jobs = o->jobs;
     go.profile = getenv("MSPROBE_PROFILE") != NULL;
+    go.need_construct = newest;
     (void)g;
     input_json in;
     memset(&in, 0, sizeof in);
@@ -285,7 +286,7 @@ int cmd_graph(int argc, char **argv, const global_opts *g)
     int rc = parse(&graph_spec, argc, argv, &o);
     if (rc)
         return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
-    return run(&o, g);
+    return run(&o, g, 0);
 }
 
 int cmd_graph_visualize(int argc, char **argv, const global_opts *g)
@@ -294,5 +295,5 @@ int cmd_graph_visualize(int argc, char **argv, const global_opts *g)
     int rc = parse(&visualize_spec, argc, argv, &o);
     if (rc)
         return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
-    return run(&o, g);
+    return run(&o, g, 1);
 }

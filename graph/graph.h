@@ -40,6 +40,7 @@ typedef struct {
     int overflow_check;       /* -oc */
     int fuzzy;                /* -f / -fm */
     int complete_stack;       /* -cs */
+    int need_construct;       /* graph_visualize: an empty construct.json is refused, as the newest msprobe does */
     int format;               /* GF_VIS / GF_DB */
     int html;                 /* --html: also a page per result */
     int jobs;                 /* threads */

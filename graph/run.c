@@ -455,7 +455,7 @@ int graph_run(const char *npu, const char *bench, const char *out_dir, const gra
     }
     if (!failed && rc.db) {
         char *path = NULL;
-        if (visdb_finish(rc.db, &path) != 0) {
+        if (visdb_finish(rc.db, &path, o->overflow_check) != 0) {
             failed = 1;
         } else {
             out_run_add(rc.outputs, path);

@@ -56,8 +56,9 @@ void vis_px(strbuf *sb, const gnode *nd);
 typedef struct visdb visdb;
 visdb *visdb_open(const char *path, int compare);
 int visdb_add(visdb *db, graph *n, graph *b, const gcompare *cmp, long step, long rank);
-/* The config row, then into place; *path (malloc'ed): the name written. */
-int visdb_finish(visdb *db, char **path);
+/* The config row and the indexes, then into place; *path (malloc'ed): the
+ * name written. db is freed either way. */
+int visdb_finish(visdb *db, char **path, int overflow_check);
 void visdb_abort(visdb *db);
 
 /* The self-contained page (page.c) of one result. *path as vis_write(). */

@@ -65,3 +65,5 @@ sed -i 's/"task": "statistics"/"task": ""/' "$G/notask/rank/dump.json"
 g_rank "$G/ms/rank" 2.0 statistics mindspore
 g_rank "$G/md5/rank" 2.0 statistics pytorch ', "Functional.relu.2.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": 1.0, "Min": 1.0, "Mean": 1.0, "Norm": 1.0, "md5": "12345678"}], "output": []}'
 echo x > "$G/afile"
+# a level-L1 dump: construct.json {}
+mkdir -p "$G/l1/rank" && cp "$G/n/rank/"*.json "$G/l1/rank/" && printf '{}' > "$G/l1/rank/construct.json"
