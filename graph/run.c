@@ -361,8 +361,8 @@ static int write_job(void *arg, size_t i)
     if (res == 0 && rc->o->html) {
         char *path = j->page_path;
         j->page_path = NULL;
-        res = page_write(&path, &j->gn, rc->compare ? &j->gb : NULL, rc->compare ? &j->cmp : NULL,
-                         rc->o->overflow_check);
+        res = page_write(&path, rc->o->format == GF_VIS ? j->out_path : NULL, &j->gn, rc->compare ? &j->gb : NULL,
+                         rc->compare ? &j->cmp : NULL, rc->o->overflow_check, sa->threads);
         j->page_path = path;
         if (res == 0)
             out_run_add(rc->outputs, j->page_path);

@@ -514,56 +514,62 @@ static void put_colors(strbuf *sb, int task, int level)
     sb_addc(sb, '}');
 }
 
+int vis_render(out_stream *os, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads)
+{
+    vis_ctx w;
+    vis_ctx_init(&w, cmp);
+    strbuf *sb = &os->sb;
+    int rc;
+    sb_addc(sb, '{');
+    if (!b) {
+        rc = put_graph(&w, os, n, NULL, 1, threads);
+    } else {
+        key(sb, 1, "NPU");
+        sb_addc(sb, '{');
+        rc = put_graph(&w, os, n, b, 2, threads);
+        nl(sb, 1);
+        sb_add(sb, "},", 2);
+        key(sb, 1, "Bench");
+        sb_addc(sb, '{');
+        if (rc == 0)
+            rc = put_graph(&w, os, b, n, 2, threads);
+        nl(sb, 1);
+        sb_add(sb, "},", 2);
+        key(sb, 1, "ToolTip");
+        strbuf tip = STRBUF_INIT;
+        vis_tool_tip(&tip, cmp->task);
+        jsonw_str_ascii(sb, tip.buf, tip.len);
+        sb_free(&tip);
+        sb_addc(sb, ',');
+        key(sb, 1, "Colors");
+        put_colors(sb, cmp->task, 2);
+    }
+    sb_addc(sb, ',');
+    key(sb, 1, "MicroSteps");
+    sb_addf(sb, "%ld,", n->micro_steps);
+    if (b) {
+        key(sb, 1, "task");
+        sb_addf(sb, "\"%s\",", vis_task_name(cmp->task));
+    }
+    key(sb, 1, "OverflowCheck");
+    sb_adds(sb, overflow_check ? "true" : "false");
+    nl(sb, 0);
+    sb_addc(sb, '}');   /* and no newline after it, as json.dump */
+    vis_ctx_free(&w);
+    return rc;
+}
+
 int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads)
 {
     out_stream os;
-    vis_ctx w;
-    vis_ctx_init(&w, cmp);
     int rc = out_stream_open(&os, *path);
     *path = NULL;
-    if (rc == 0) {
-        strbuf *sb = &os.sb;
-        sb_addc(sb, '{');
-        if (!b) {
-            rc = put_graph(&w, &os, n, NULL, 1, threads);
-        } else {
-            key(sb, 1, "NPU");
-            sb_addc(sb, '{');
-            rc = put_graph(&w, &os, n, b, 2, threads);
-            nl(sb, 1);
-            sb_add(sb, "},", 2);
-            key(sb, 1, "Bench");
-            sb_addc(sb, '{');
-            if (rc == 0)
-                rc = put_graph(&w, &os, b, n, 2, threads);
-            nl(sb, 1);
-            sb_add(sb, "},", 2);
-            key(sb, 1, "ToolTip");
-            strbuf tip = STRBUF_INIT;
-            vis_tool_tip(&tip, cmp->task);
-            jsonw_str_ascii(sb, tip.buf, tip.len);
-            sb_free(&tip);
-            sb_addc(sb, ',');
-            key(sb, 1, "Colors");
-            put_colors(sb, cmp->task, 2);
-        }
-        sb_addc(sb, ',');
-        key(sb, 1, "MicroSteps");
-        sb_addf(sb, "%ld,", n->micro_steps);
-        if (b) {
-            key(sb, 1, "task");
-            sb_addf(sb, "\"%s\",", vis_task_name(cmp->task));
-        }
-        key(sb, 1, "OverflowCheck");
-        sb_adds(sb, overflow_check ? "true" : "false");
-        nl(sb, 0);
-        sb_addc(sb, '}');   /* and no newline after it, as json.dump */
-        if (rc == 0)
-            rc = out_stream_commit(&os);
-    }
+    if (rc == 0)
+        rc = vis_render(&os, n, b, cmp, overflow_check, threads);
+    if (rc == 0)
+        rc = out_stream_commit(&os);
     *path = os.path;
     out_stream_close(&os);
-    vis_ctx_free(&w);
     return rc;
 }
 

@@ -6,6 +6,7 @@
 #define MSP_GRAPH_VIS_H
 
 #include "graph/graph.h"
+#include "base/outstream.h"
 
 typedef struct {
     const gcompare *cmp;       /* NULL: a build */
@@ -31,6 +32,8 @@ void vis_item_map(vis_ctx *w, strbuf *sb, const graph *g, long i, int out, int l
  * threads. *path (malloc'ed) is consumed and replaced by the name written
  * (a later one when taken meanwhile). */
 int vis_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads);
+/* The same into an open stream (flushed as it goes, not committed). */
+int vis_render(out_stream *os, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads);
 
 /* A legend entry (Colors): [low, high) as written, as numbers, and text. */
 typedef struct {
@@ -61,8 +64,11 @@ int visdb_add(visdb *db, graph *n, graph *b, const gcompare *cmp, long step, lon
 int visdb_finish(visdb *db, char **path, int overflow_check);
 void visdb_abort(visdb *db);
 
-/* The self-contained page (page.c) of one result. *path as vis_write(). */
-int page_write(char **path, graph *n, graph *b, const gcompare *cmp, int overflow_check);
+/* The self-contained page (page.c) of one result: from its .vis file when
+ * the run wrote one (`vis`), else from a temporary one. *path as
+ * vis_write(). */
+int page_write(char **path, const char *vis, graph *n, graph *b, const gcompare *cmp, int overflow_check,
+               int threads);
 /* graph view: the page of a .vis file; the exit status. */
 int page_view(const char *vis, const char *out);
 

@@ -49,6 +49,13 @@ else
     fail=1
 fi
 
+# The graph page in headless Chromium (plain builds only: the page's script
+# is what it tests; skipped, and said so, without chromium)
+case "$BUILD" in build-asan*|build-clang*) ;; *)
+    echo "== tests/browser_graph.sh ($BUILD)"
+    sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
+esac
+
 # A compare under valgrind (plain builds only: it cannot run ASan binaries,
 # build-asan/ or clang's build-clang/).
 case "$BUILD" in build-asan*|build-clang*) sanitized=1 ;; *) sanitized=0 ;; esac

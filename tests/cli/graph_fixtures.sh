@@ -67,3 +67,5 @@ g_rank "$G/md5/rank" 2.0 statistics pytorch ', "Functional.relu.2.forward": {"in
 echo x > "$G/afile"
 # a level-L1 dump: construct.json {}
 mkdir -p "$G/l1/rank" && cp "$G/n/rank/"*.json "$G/l1/rank/" && printf '{}' > "$G/l1/rank/construct.json"
+# a .vis for graph view
+printf '{\n    "root": "DefaultModel",\n    "dump_data_dir": "",\n    "node": {\n        "DefaultModel": {"id": "DefaultModel", "node_type": 0, "output_data": {}, "input_data": {}, "upnode": "None", "subnodes": [], "matched_node_link": [], "suggestions": {}, "stack_info": [], "data": {"precision_index": NaN}}\n    },\n    "MicroSteps": 1,\n    "OverflowCheck": false\n}' > "$G/view.vis"
