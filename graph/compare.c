@@ -354,6 +354,10 @@ int graph_compare(gcompare *c)
 
 void gcompare_free(gcompare *c)
 {
+    free(c->node_items);
+    free(c->item_cells);
+    free(c->cells);
+    sb_free(&c->cell_text);
     free(c->real);
     free(c->queued);
     strmap_free(&c->real_by_name);

@@ -25,6 +25,14 @@ typedef struct {
     char buf[48];
 } gcell;
 
+/* A compare cell kept for the writer. */
+enum { SC_NA, SC_NAN, SC_INF, SC_NINF, SC_PASS, SC_DIFFERENT, SC_FLOAT, SC_INT, SC_BIGINT, SC_REL };
+typedef struct scell {
+    double num;              /* SC_FLOAT, SC_INT, SC_REL (abs of the relative error) */
+    uint32_t text;           /* SC_BIGINT: offset of its digits in cell_text */
+    uint8_t kind;
+} scell;
+
 /* Compare the rows of NPU node n (items ni) with its Bench twin's (bi):
  * set its index (statistics, md5) or add its rows to the tensor table. */
 int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi);

@@ -15,6 +15,7 @@
  * the last place kept. tests/unit/test_graph_format.c checks both against
  * snprintf on a million doubles. */
 #include "graph/graph.h"
+#include "base/memo.h"
 #include "format/jsonw.h"
 #include "py/numfmt.h"
 #include "py/pystr.h"
@@ -28,11 +29,8 @@
  * or keep + 1 after a carry into a new leading digit, or 0 when everything
  * rounds away), -1 on a tie that needs the exact value. *top is the
  * decimal place (power of ten) of out[0]. */
-static int round_shortest(double x, int keep_from_place, char *out, int *top)
+static int round_digits(uint64_t c, int e, int n, int keep_from_place, char *out, int *top)
 {
-    uint64_t c;
-    int e;
-    int n = fmt_shortest(x, &c, &e);
     char d[24];
     for (int i = n - 1; i >= 0; i--, c /= 10)
         d[i] = (char)('0' + c % 10);
@@ -67,7 +65,8 @@ static int round_shortest(double x, int keep_from_place, char *out, int *top)
     return keep + 1;
 }
 
-size_t vis_fixed6(double x, char *buf)
+/* "%.6f" of x, whose shortest digits are c * 10^e (n digits) */
+static size_t fixed6(double x, uint64_t c, int e, int n, char *buf)
 {
     /* The shortest digits padded with zeros are the exact value only to
      * within half an ulp: below 2^32 that is under half a millionth, so the
@@ -76,7 +75,7 @@ size_t vis_fixed6(double x, char *buf)
         return (size_t)snprintf(buf, NUMFMT_BUFSZ * 2, "%.6f", x);
     char dig[32];
     int top;
-    int nd = round_shortest(x, -6, dig, &top);
+    int nd = round_digits(c, e, n, -6, dig, &top);
     if (nd < 0 || top > 20)
         return (size_t)snprintf(buf, NUMFMT_BUFSZ * 2, "%.6f", x);
     char *p = buf;
@@ -100,10 +99,20 @@ size_t vis_fixed6(double x, char *buf)
     return (size_t)(p - buf);
 }
 
-size_t vis_round6(double x, char *buf)
+size_t vis_fixed6(double x, char *buf)
+{
+    uint64_t c = 0;
+    int e = 0, n = 0;
+    if (isfinite(x) && x != 0)
+        n = fmt_shortest(x, &c, &e);
+    return fixed6(x, c, e, n, buf);
+}
+
+/* repr(round(x, 6)) from the shortest digits of x */
+static size_t round6(double x, uint64_t c, int e, int nd, char *buf)
 {
     char f[64];
-    size_t n = vis_fixed6(x, f);
+    size_t n = fixed6(x, c, e, nd, f);
     /* strip the trailing zeros, keeping one decimal */
     while (n > 0 && f[n - 1] == '0' && f[n - 2] != '.')
         n--;
@@ -128,15 +137,21 @@ size_t vis_round6(double x, char *buf)
     return fmt_pyrepr(f[0] == '-' ? -y : y, buf);
 }
 
-/* "%.6e" */
-static size_t exp6(double x, char *buf)
+size_t vis_round6(double x, char *buf)
+{
+    uint64_t c = 0;
+    int e = 0, n = 0;
+    if (isfinite(x) && x != 0)
+        n = fmt_shortest(x, &c, &e);
+    return round6(x, c, e, n, buf);
+}
+
+/* "%.6e" of x, whose shortest digits are c * 10^e (n digits) */
+static size_t exp6(double x, uint64_t c, int e, int n, char *buf)
 {
     char dig[32];
     int top;
-    uint64_t c;
-    int e;
-    int n = fmt_shortest(x, &c, &e);
-    int nd = round_shortest(x, e + n - 1 - 6, dig, &top);
+    int nd = round_digits(c, e, n, e + n - 1 - 6, dig, &top);
     if (nd < 7)
         return (size_t)snprintf(buf, NUMFMT_BUFSZ * 2, "%.6e", x);
     char *p = buf;
@@ -161,20 +176,36 @@ static size_t exp6(double x, char *buf)
 
 void vis_float(strbuf *sb, double x)
 {
+    /* an op's output statistics are the next op's inputs: most values come
+     * again */
+    static _Thread_local memo seen;
+    const memo_slot *hit = memo_get(&seen, &x, sizeof x);
+    if (hit) {
+        sb_add(sb, hit->value, hit->value_len);
+        return;
+    }
+    size_t at = sb->len;
     char buf[64];
     size_t n;
     if (isnan(x)) {
         n = (size_t)snprintf(buf, sizeof buf, "nan");
     } else if (isinf(x)) {
         n = (size_t)snprintf(buf, sizeof buf, x > 0 ? "inf" : "-inf");
+    } else if (x == 0) {
+        n = (size_t)snprintf(buf, sizeof buf, signbit(x) ? "-0.0" : "0.0");
     } else {
-        char r[NUMFMT_BUFSZ];
-        size_t rn = fmt_pyrepr(x, r);
-        n = memchr(r, 'e', rn) ? exp6(x, buf) : vis_round6(x, buf);
+        /* repr() writes an exponent when the decimal exponent is below -4
+         * or above 15 */
+        uint64_t c;
+        int e;
+        int nd = fmt_shortest(x, &c, &e);
+        int x10 = e + nd - 1;
+        n = x10 < -4 || x10 > 15 ? exp6(x, c, e, nd, buf) : round6(x, c, e, nd, buf);
     }
     sb_add(sb, "\"", 1);
     sb_add(sb, buf, n);
     sb_add(sb, "\"", 1);
+    memo_put(&seen, &x, sizeof x, sb->buf + at, sb->len - at);
 }
 
 /* ^\d{1,20}\.\d{1,20}%?$ (Python's $ also before a final newline), with

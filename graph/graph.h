@@ -233,6 +233,17 @@ typedef struct {
     int32_t *queued;             /* tensor mode: NPU nodes compared, in order */
     size_t nqueued, qcap;
     progress_job *pj;
+    /* statistics and md5: the compare cells of each compared NPU node's
+     * items, kept from the walk for the writer (which then need not read
+     * the Bench entry again): node_items[node] is the first of its items in
+     * item_cells (inputs, then outputs; UINT32_MAX: not compared), and
+     * item_cells[item] the first of its cells (UINT32_MAX: none) */
+    uint32_t *node_items;
+    uint32_t *item_cells;
+    size_t nitem_cells, item_cap;
+    struct scell *cells;
+    size_t ncells, cell_cap;
+    strbuf cell_text;            /* the digits of integers beyond 2**53 */
 } gcompare;
 
 /* The task of two dumps (§5.1). 0 or -1 with msprobe's error. */

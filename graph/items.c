@@ -52,7 +52,8 @@ int gitems_read(gitems *it, const rankdata *rd, long e)
     it->nin = it->nout = it->nleaves = 0;
     dump_clear(&it->rows);
     arena_reset(&it->mem);
-    strmap_clear(&it->seen);
+    if (it->seen.count)
+        strmap_clear(&it->seen);
     it->value = NULL;
     if (it->rd != rd) {
         free(it->rows.path);
@@ -64,14 +65,16 @@ int gitems_read(gitems *it, const rankdata *rd, long e)
     const rank_entry *en = &rd->entries[e];
     jparser jp;
     jp_init(&jp, rd->dump_path, rd->dump.data + en->off, en->len);
-    jval *v = arena_alloc(&it->mem, sizeof *v);
-    int rc = jp_value(&jp, &it->mem, v);
+    jval *value = arena_alloc(&it->mem, sizeof *value);
+    int rc = jp_value(&jp, &it->mem, value);
     jp_free(&jp);
     if (rc != 0)
         return -1;
-    it->value = v;
-    if (dump_entry_rows(&it->rows, en->name, en->namelen, v, on_leaf, it) != 0)
+    it->value = value;
+    if (dump_entry_rows(&it->rows, en->name, en->namelen, value, on_leaf, it) != 0)
         return -1;
+    /* a few rows: repeated keys looked for by a scan; many: by a map */
+    int small = it->rows.nrows <= 32;
     for (size_t i = 0; i < it->rows.nrows; i++) {
         const dump_row *r = &it->rows.rows[i];
         size_t klen = strlen(r->name);
@@ -79,11 +82,21 @@ int gitems_read(gitems *it, const rankdata *rd, long e)
             continue;
         int out = is_output(r);
         gitem g = {(uint32_t)i, it->leaves[i]};
-        int added;
-        size_t *slot = strmap_put(&it->seen, r->name, klen, out ? it->nout : it->nin, &added);
-        if (!added) {
+        gitem *v = out ? it->out : it->in;
+        size_t nv = out ? it->nout : it->nin, at = nv;
+        if (small) {
+            for (size_t k = 0; k < nv; k++)
+                if (!strcmp(it->rows.rows[v[k].row].name, r->name)) {
+                    at = k;
+                    break;
+                }
+        } else {
+            int added;
+            at = *strmap_put(&it->seen, r->name, klen, nv, &added);
+        }
+        if (at < nv) {
             /* a repeated key: the last value at the first place */
-            (out ? it->out : it->in)[*slot] = g;
+            v[at] = g;
             continue;
         }
         if (out) {

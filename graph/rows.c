@@ -193,6 +193,71 @@ static void md5_cell(const dump_row *n, const dump_row *b, gcell *out)
     cell_str(out, same ? "pass" : "Different");
 }
 
+/* ---- cells kept for the writer ------------------------------------------------ */
+
+static void keep_cell(gcompare *c, const gcell *g)
+{
+    GROW(c->cells, c->cell_cap, c->ncells + 1);
+    scell *k = &c->cells[c->ncells++];
+    memset(k, 0, sizeof *k);
+    const pyval *v = &g->v;
+    if (v->kind == PV_FLOAT) {
+        k->kind = SC_FLOAT;
+        k->num = v->num;
+    } else if (v->kind == PV_INT) {
+        double x = strtod(v->text, NULL);
+        if (fabs(x) < 9007199254740992.0) {
+            k->kind = SC_INT;
+            k->num = x;
+        } else {
+            k->kind = SC_BIGINT;
+            k->text = (uint32_t)c->cell_text.len;
+            sb_add(&c->cell_text, v->text, v->len);
+            sb_addc(&c->cell_text, 0);
+        }
+    } else if (v->len && v->text[v->len - 1] == '%') {
+        k->kind = SC_REL;
+        k->num = v->num;
+    } else {
+        static const struct {
+            const char *t;
+            uint8_t k;
+        } words[] = {{"N/A", SC_NA},   {"Nan", SC_NAN},        {"inf\t", SC_INF},
+                     {"-inf\t", SC_NINF}, {"pass", SC_PASS}, {"Different", SC_DIFFERENT}};
+        k->kind = SC_NA;
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+            if (!strcmp(v->text, words[i].t))
+                k->kind = words[i].k;
+    }
+}
+
+/* a kept cell as the pyval msprobe held */
+static void kept_cell(const gcompare *c, const scell *k, gcell *g)
+{
+    static const char *const words[] = {"N/A", "Nan", "inf\t", "-inf\t", "pass", "Different"};
+    memset(&g->v, 0, sizeof g->v);
+    switch (k->kind) {
+    case SC_FLOAT:
+        g->v.kind = PV_FLOAT;
+        g->v.num = k->num;
+        break;
+    case SC_INT:
+        cell_int(g, (__int128)k->num);
+        break;
+    case SC_BIGINT:
+        g->v.kind = PV_INT;
+        g->v.text = c->cell_text.buf + k->text;
+        g->v.len = (uint32_t)strlen(g->v.text);
+        break;
+    case SC_REL:
+        cell_rel(g, k->num);
+        break;
+    default:
+        cell_str(g, words[k->kind]);
+        break;
+    }
+}
+
 static const char *const SUMMARY_COLUMNS[8] = {"Max diff",       "Min diff",       "Mean diff",
                                                "L2norm diff",    "MaxRelativeErr", "MinRelativeErr",
                                                "MeanRelativeErr", "NormRelativeErr"};
@@ -265,6 +330,39 @@ static double pct(const gcell *c)
     return c->v.num / 100;
 }
 
+/* The cells of every item of NPU node n, kept (statistics, md5). */
+static void keep_node_cells(gcompare *c, long n, const gitems *ni, const gitems *bi, const node_rows *nr)
+{
+    if (!c->node_items) {
+        c->node_items = xmalloc_array(c->n->n + 1, sizeof *c->node_items);
+        memset(c->node_items, 0xff, (c->n->n + 1) * sizeof *c->node_items);
+    }
+    c->node_items[n] = (uint32_t)c->nitem_cells;
+    for (int out = 0; out < 2; out++) {
+        const gitem *v = out ? ni->out : ni->in;
+        size_t m = out ? ni->nout : ni->nin;
+        for (size_t k = 0; k < m; k++) {
+            GROW(c->item_cells, c->item_cap, c->nitem_cells + 1);
+            uint32_t *first = &c->item_cells[c->nitem_cells++];
+            *first = UINT32_MAX;
+            const dump_row *row = gitem_row(ni, &v[k]);
+            const rowpair *p = row_of(nr, ni, &v[k], out);
+            if (!p || (c->task == TASK_SUMMARY && row->stat[0].kind == PV_NONE))
+                continue;
+            *first = (uint32_t)c->ncells;
+            gcell cells[8];
+            if (c->task == TASK_SUMMARY) {
+                summary_cells(row, bench_row(bi, p), cells);
+                for (int j = 0; j < 8; j++)
+                    keep_cell(c, &cells[j]);
+            } else {
+                md5_cell(row, bench_row(bi, p), &cells[0]);
+                keep_cell(c, &cells[0]);
+            }
+        }
+    }
+}
+
 int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
 {
     node_rows nr;
@@ -280,6 +378,7 @@ int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
         GROW(c->queued, c->qcap, c->nqueued + 1);
         c->queued[c->nqueued++] = (int32_t)n;
     } else if (c->task == TASK_SUMMARY) {
+        keep_node_cells(c, n, ni, bi, &nr);
         /* the index is the outputs' (spec §10 #13) */
         double r = 0;
         int kind = PX_INT;
@@ -311,6 +410,7 @@ int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
         nd->px = r;
         nd->px_kind = (uint8_t)kind;
     } else {
+        keep_node_cells(c, n, ni, bi, &nr);
         int side[2] = {1, 1};
         for (int out = 0; out < 2; out++) {
             const gitem *v = out ? ni->out : ni->in;
@@ -341,10 +441,40 @@ void gcolumns_free(gcolumns *c)
     memset(c, 0, sizeof *c);
 }
 
+/* From the cells kept by the walk: the same text, no Bench entry read. */
+static int kept_columns(const gcompare *c, long i, const gitems *ni, gcolumns *cols)
+{
+    uint32_t item = c->node_items[i];
+    sb_reset(&cols->text);
+    sb_addc(&cols->text, 0);
+    for (int out = 0; out < 2; out++) {
+        size_t m = out ? ni->nout : ni->nin;
+        size_t **off = out ? &cols->out_off : &cols->in_off;
+        size_t *cap = out ? &cols->capout : &cols->capin;
+        GROW(*off, *cap, m + 1);
+        for (size_t k = 0; k < m; k++, item++) {
+            (*off)[k] = cols->text.len;
+            uint32_t first = c->item_cells[item];
+            if (first == UINT32_MAX)
+                continue;
+            int ncol = c->task == TASK_SUMMARY ? 8 : 1;
+            gcell cells[8];
+            for (int j = 0; j < ncol; j++)
+                kept_cell(c, &c->cells[first + (uint32_t)j], &cells[j]);
+            static const char *const RESULT[1] = {"Result"};
+            put_cells(&cols->text, c->task == TASK_SUMMARY ? SUMMARY_COLUMNS : RESULT, cells, ncol);
+        }
+        (*off)[m] = cols->text.len;
+    }
+    return 0;
+}
+
 int compare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gcolumns *cols)
 {
     const gnode *nd = &c->n->nodes[i];
-    if (gitems_read(bi, c->b->rd, c->b->nodes[nd->cmp_with].entry) != 0)
+    if (c->node_items && c->node_items[i] != UINT32_MAX)
+        return kept_columns(c, i, ni, cols);
+    if (c->task != TASK_REAL && gitems_read(bi, c->b->rd, c->b->nodes[nd->cmp_with].entry) != 0)
         return -1;
     node_rows nr;
     node_rows_init(&nr);

@@ -311,7 +311,7 @@ static int put_node(vis_ctx *w, strbuf *sb, const graph *g, long i, int level)
 /* Nodes are rendered in chunks, a batch of chunks at a time on all the
  * threads given (each with its own readers and guards), and written out in
  * order: the memory held is one batch, not the file. */
-enum { CHUNK_NODES = 256, CHUNKS_PER_THREAD = 4 };
+enum { CHUNK_NODES = 256, CHUNKS_PER_THREAD = 8 };
 
 typedef struct {
     const vis_ctx *proto;
@@ -374,10 +374,8 @@ static int put_graph(vis_ctx *w, out_stream *os, const graph *g, const graph *ot
             chunks = per_batch;
         rb.first = first;
         rc = pool_run(chunks, threads, render_chunk, &rb, NULL);
-        for (size_t k = 0; k < chunks && rc == 0; k++) {
-            sb_add(sb, bufs[k].buf, bufs[k].len);
-            rc = out_stream_flush(os, OUT_STREAM_CHUNK);
-        }
+        for (size_t k = 0; k < chunks && rc == 0; k++)
+            rc = out_stream_write(os, bufs[k].buf, bufs[k].len);
     }
     for (size_t k = 0; k < per_batch; k++)
         sb_free(&bufs[k]);

@@ -82,6 +82,17 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
         tail -20 "$BUILD/valgrind_nan.log"
         fail=1
     fi
+    # graph: a compare with its page, as a .vis.db
+    "$BUILD/tools/gen_graph" --out "$vout/graph" --blocks 50
+    if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$BUILD/msprobe" graph -q -tp "$vout/graph/target" -gp "$vout/graph/bench" -o "$vout/graph_out" \
+        --format db --html > "$BUILD/valgrind_graph.log" 2>&1; then
+        echo "ok   valgrind: no error, no leak (graph compare, .vis.db and page)"
+    else
+        echo "FAIL valgrind (log: $BUILD/valgrind_graph.log)"
+        tail -20 "$BUILD/valgrind_graph.log"
+        fail=1
+    fi
     rm -rf "$vout"
 fi
 

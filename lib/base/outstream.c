@@ -22,20 +22,34 @@ int out_stream_open(out_stream *os, char *path)
     return 0;
 }
 
-int out_stream_flush(out_stream *os, size_t at_least)
+static int write_all(out_stream *os, const char *p, size_t len)
 {
-    if (os->sb.len < at_least || os->sb.len == 0)
-        return 0;
-    for (size_t off = 0; off < os->sb.len;) {
-        ssize_t n = write(os->fd, os->sb.buf + off, os->sb.len - off);
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(os->fd, p + off, len - off);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return err_set(ERR_OUTPUT, os->path, "cannot write output file: %s", strerror(n < 0 ? errno : EIO));
         off += (size_t)n;
     }
+    return 0;
+}
+
+int out_stream_flush(out_stream *os, size_t at_least)
+{
+    if (os->sb.len < at_least || os->sb.len == 0)
+        return 0;
+    if (write_all(os, os->sb.buf, os->sb.len) != 0)
+        return -1;
     sb_reset(&os->sb);
     return 0;
+}
+
+int out_stream_write(out_stream *os, const void *data, size_t n)
+{
+    if (out_stream_flush(os, 0) != 0)
+        return -1;
+    return write_all(os, data, n);
 }
 
 int out_stream_commit(out_stream *os)

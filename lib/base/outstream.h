@@ -32,6 +32,9 @@ typedef struct {
 int out_stream_open(out_stream *os, char *path);
 /* Write out what is buffered once there is `at_least` of it. 0 or -1. */
 int out_stream_flush(out_stream *os, size_t at_least);
+/* What is buffered, then data[0..n) straight to the file (a big piece made
+ * elsewhere, not copied into the buffer). 0 or -1. */
+int out_stream_write(out_stream *os, const void *data, size_t n);
 /* Everything written: into place under os->path (a later number when the
  * name is taken meanwhile). 0 or -1 (nothing left behind). */
 int out_stream_commit(out_stream *os);
