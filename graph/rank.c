@@ -61,16 +61,36 @@ static int index_data(rankdata *rd, jparser *jp, unsigned need, progress_job *pj
         }
         e->overflow = 0;
         e->has_md5 = 0;
-        int parse = (need & RANK_NEED_OVERFLOW) || ((need & RANK_NEED_MD5) && !found);
-        if (parse) {
+        int want_md5 = (need & RANK_NEED_MD5) && !found;
+        if (need & RANK_NEED_OVERFLOW) {
             jval v;
             if (jp_value(jp, &scratch, &v) != 0)
                 goto out;
-            if (need & RANK_NEED_OVERFLOW)
-                e->overflow = (uint8_t)ovf_scene_level(ovf_classify(e->name, &v));
+            e->overflow = (uint8_t)ovf_scene_level(ovf_classify(e->name, &v));
             e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
             found |= e->has_md5;
-        } else if (jp_skim(jp, 0) == 0 && jp_skip(jp) != 0) {
+        } else if (jp_skim(jp, 0) == 1) {
+            /* A skimmed value has no escapes: without the text "md5" it
+             * has no md5 key, and only an entry with it is parsed. */
+            size_t len = (size_t)(jp->p - jp->start) - off;
+            if (want_md5 && memmem(jp->start + off, len, "\"md5\"", 5)) {
+                jparser sub;
+                jp_init(&sub, rd->dump_path, jp->start + off, len);
+                jval v;
+                int bad = jp_value(&sub, &scratch, &v);
+                jp_free(&sub);
+                if (bad)
+                    goto out;
+                e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
+                found |= e->has_md5;
+            }
+        } else if (want_md5) {
+            jval v;
+            if (jp_value(jp, &scratch, &v) != 0)
+                goto out;
+            e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
+            found |= e->has_md5;
+        } else if (jp_skip(jp) != 0) {
             goto out;
         }
         e->off = off;

@@ -239,13 +239,43 @@ static void test_items(void **state)
     gh_free(&s);
 }
 
+/* md5_find() in the index: a key "md5" anywhere in an item makes the dump an
+ * md5 one; the text "md5" as a value does not; an entry with escapes
+ * (not skimmed) is parsed. */
+static void test_md5_index(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *data;
+        int want;
+    } cases[] = {
+        {"{\"A.a.0.forward\": {\"input_args\": [{\"type\": \"str\", \"value\": \"md5\"}]}}", 0},
+        {"{\"A.a.0.forward\": {\"input_args\": [{\"type\": \"int\", \"value\": 1}]}, "
+         "\"A.b.0.forward\": {\"output\": [{\"type\": \"torch.Tensor\", \"md5\": \"00000000\"}]}}", 1},
+        {"{\"A.a.0.forward\": {\"input_args\": [{\"type\": \"str\", \"value\": \"\\u00e9\", "
+         "\"md5\": \"1\"}]}}", 1},
+        {"{\"A.a.0.forward\": {\"input_args\": [{\"type\": \"str\", \"value\": \"\\u006dd5\"}]}}", 0},
+        {"{\"A.a.0.forward\": {\"input_args\": [{\"type\": \"str\", \"\\u006dd5\": \"1\"}]}}", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        strbuf dump = STRBUF_INIT;
+        sb_addf(&dump, "{\"task\": \"statistics\", \"level\": \"L1\", \"data\": %s}", cases[i].data);
+        gh_side s;
+        gh_make(&s, "{}", sb_str(&dump), "{}");
+        if (s.rd.has_md5 != cases[i].want)
+            fail_msg("case %zu: has_md5 %d", i, s.rd.has_md5);
+        gh_free(&s);
+        sb_free(&dump);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_name_op),     cmocka_unit_test(test_example_a),    cmocka_unit_test(test_parents),
         cmocka_unit_test(test_backward_parent), cmocka_unit_test(test_collections),
         cmocka_unit_test(test_parameters_grad), cmocka_unit_test(test_stacks),   cmocka_unit_test(test_micro_steps),
-        cmocka_unit_test(test_overflow),    cmocka_unit_test(test_items),
+        cmocka_unit_test(test_overflow),    cmocka_unit_test(test_items),       cmocka_unit_test(test_md5_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
