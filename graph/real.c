@@ -56,22 +56,6 @@ static void unsupported(tensor_metrics *m)
         m->kind[k] = MK_UNSUPPORTED;
 }
 
-/* A data_name is a file name inside dump_tensor_data, nothing else. */
-static int plain_file_name(const char *name)
-{
-    return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
-}
-
-static int load_side(const char *dir, const char *name, tensor *t)
-{
-    if (!plain_file_name(name))
-        return err_input(name, "is not a file name inside dump_tensor_data");
-    char *path = path_join(dir, name);
-    int rc = tensor_load(path, t);
-    free(path);
-    return rc;
-}
-
 static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
                   NOT_COMPARED[] = "tensor pairs not compared";
 
@@ -87,8 +71,8 @@ static int real_one(void *arg, size_t i)
     if (!strcmp(r->npu_file, "-1") || !strcmp(r->bench_file, "-1"))
         return 0;
     tensor tn, tb;
-    int ok = load_side(c->n->rd->tensor_dir, r->npu_file, &tn) == 0;
-    if (ok && load_side(c->b->rd->tensor_dir, r->bench_file, &tb) != 0) {
+    int ok = tensor_load_in(c->n->rd->tensor_dir, r->npu_file, &tn) == 0;
+    if (ok && tensor_load_in(c->b->rd->tensor_dir, r->bench_file, &tb) != 0) {
         tensor_free(&tn);
         ok = 0;
     }

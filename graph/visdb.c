@@ -8,13 +8,15 @@
  * not the newest msprobe's 0 / 0.5 / 1.
  *
  * The file is made under a temporary name beside the result, in one
- * transaction, and renamed when complete. */
+ * transaction through format/sqlite_write (private until renamed: no syncs),
+ * and renamed when complete. */
 #include "graph/vis.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/mem.h"
 #include "base/outdir.h"
 #include "format/jsonw.h"
+#include "format/sqlite_write.h"
 #include "model/overflow.h"
 
 #include <limits.h>
@@ -75,7 +77,8 @@ static const char *const INDEXES[] = {
 
 struct visdb {
     char *path, *tmp;
-    sqlite3 *db;
+    sqlw w;
+    int opened;
     sqlite3_stmt *node, *stack;
     int compare;
     /* tb_config: the first result's, and every rank and step */
@@ -85,23 +88,6 @@ struct visdb {
     long *ranks, *steps;
     size_t nranks, nsteps, capr, caps;
 };
-
-static int db_error(visdb *v, const char *what)
-{
-    return err_set(ERR_OUTPUT, v->path, "cannot write the database (%s): %s", what,
-                   v->db ? sqlite3_errmsg(v->db) : "out of memory");
-}
-
-static int exec(visdb *v, const char *sql)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(v->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        err_set(ERR_OUTPUT, v->path, "cannot write the database: %s", msg ? msg : "?");
-        sqlite3_free(msg);
-        return -1;
-    }
-    return 0;
-}
 
 static void remove_tmp(visdb *v)
 {
@@ -126,25 +112,18 @@ visdb *visdb_open(const char *path, int compare)
         visdb_abort(v);
         return NULL;
     }
-    if (sqlite3_open(v->tmp, &v->db) != SQLITE_OK) {
-        db_error(v, "open");
-        visdb_abort(v);
-        return NULL;
-    }
-    /* as the newest msprobe: WAL, tables in the order it makes them */
-    if (exec(v, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") != 0 || exec(v, NODES_SQL) != 0 ||
-        exec(v, STACK_SQL) != 0 || exec(v, "BEGIN") != 0 ||
-        sqlite3_prepare_v2(v->db,
-                           "INSERT INTO tb_nodes (id, graph_id, node_order, node_name, node_type, up_node, sub_nodes, "
-                           "precision_index, overflow_level, micro_step_id, matched_node_link, stack_id, "
-                           "parallel_merge_info, matched_distributed, modified, input_data, output_data, data_source, "
-                           "dump_data_dir, step, rank, is_distributed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                           "?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &v->node, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(v->db, "INSERT INTO tb_stack (id, stack_info) VALUES (?, ?)", -1, &v->stack, NULL) !=
-            SQLITE_OK) {
-        if (err_cause() == ERR_NONE)
-            db_error(v, "prepare");
+    v->opened = sqlw_open(&v->w, v->tmp, v->path) == 0;
+    /* as the newest msprobe: a WAL database, tables in the order it makes them */
+    if (!v->opened || sqlw_exec(&v->w, "PRAGMA journal_mode=WAL") != 0 || sqlw_exec(&v->w, NODES_SQL) != 0 ||
+        sqlw_exec(&v->w, STACK_SQL) != 0 || sqlw_begin(&v->w) != 0 ||
+        sqlw_prepare(&v->w,
+                     "INSERT INTO tb_nodes (id, graph_id, node_order, node_name, node_type, up_node, sub_nodes, "
+                     "precision_index, overflow_level, micro_step_id, matched_node_link, stack_id, "
+                     "parallel_merge_info, matched_distributed, modified, input_data, output_data, data_source, "
+                     "dump_data_dir, step, rank, is_distributed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                     "?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     &v->node) != 0 ||
+        sqlw_prepare(&v->w, "INSERT INTO tb_stack (id, stack_info) VALUES (?, ?)", &v->stack) != 0) {
         visdb_abort(v);
         return NULL;
     }
@@ -341,8 +320,7 @@ static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, l
             sqlite3_reset(v->stack);
             bind_text(v->stack, 1, stack_id, strlen(stack_id));
             bind_text(v->stack, 2, stack.buf, stack.len);
-            if (sqlite3_step(v->stack) != SQLITE_DONE)
-                rc = db_error(v, "tb_stack");
+            rc = sqlw_step(&v->w, v->stack);
         }
         bind_text(st, 12, stack_id, strlen(stack_id));
         bind_text(st, 13, "", 0);
@@ -384,8 +362,8 @@ static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, l
         sqlite3_bind_int64(st, 20, step);
         sqlite3_bind_int64(st, 21, rank);
         sqlite3_bind_int(st, 22, nd->idlen >= 11 && !memcmp(nd->id, "Distributed", 11));
-        if (rc == 0 && sqlite3_step(st) != SQLITE_DONE)
-            rc = db_error(v, "tb_nodes");
+        if (rc == 0)
+            rc = sqlw_step(&v->w, st);
     }
     free(tensor_dir);
     sb_free(&sb);
@@ -472,13 +450,12 @@ int visdb_finish(visdb *v, char **path, int overflow_check)
 {
     sqlite3_stmt *st = NULL;
     strbuf tip = STRBUF_INIT, colors = STRBUF_INIT, ranks = STRBUF_INIT, steps = STRBUF_INIT;
-    int rc = exec(v, CONFIG_SQL);
-    if (rc == 0 && sqlite3_prepare_v2(v->db,
-                                      "INSERT OR IGNORE INTO tb_config (id, graph_type, task, tool_tip, micro_steps, "
-                                      "overflow_check, node_colors, rank_list, step_list) VALUES (?, ?, ?, ?, ?, ?, "
-                                      "?, ?, ?)",
-                                      -1, &st, NULL) != SQLITE_OK)
-        rc = db_error(v, "tb_config");
+    int rc = sqlw_exec(&v->w, CONFIG_SQL);
+    if (rc == 0)
+        rc = sqlw_prepare(&v->w,
+                          "INSERT OR IGNORE INTO tb_config (id, graph_type, task, tool_tip, micro_steps, "
+                          "overflow_check, node_colors, rank_list, step_list) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          &st);
     if (rc == 0) {
         bind_text(st, 1, "1", 1);
         const char *type = v->compare ? "compare" : "build";
@@ -501,21 +478,18 @@ int visdb_finish(visdb *v, char **path, int overflow_check)
         json_numbers(&steps, v->steps, v->nsteps);
         bind_text(st, 8, ranks.buf, ranks.len);
         bind_text(st, 9, steps.buf, steps.len);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = db_error(v, "tb_config");
+        rc = sqlw_step(&v->w, st);
     }
     sqlite3_finalize(st);
     for (size_t k = 0; k < sizeof INDEXES / sizeof *INDEXES && rc == 0; k++)
-        rc = exec(v, INDEXES[k]);
-    if (rc == 0)
-        rc = exec(v, "COMMIT");
+        rc = sqlw_exec(&v->w, INDEXES[k]);
     sqlite3_finalize(v->node);
     sqlite3_finalize(v->stack);
     v->node = v->stack = NULL;
-    /* closing the last connection folds the WAL back into the file */
-    if (sqlite3_close(v->db) != SQLITE_OK && rc == 0)
-        rc = db_error(v, "close");
-    v->db = NULL;
+    /* commits; closing the last connection folds the WAL back into the file */
+    if (rc == 0)
+        rc = sqlw_close(&v->w);
+    v->opened = rc == 0 ? 0 : v->opened;
     sb_free(&tip);
     sb_free(&colors);
     sb_free(&ranks);
@@ -540,8 +514,16 @@ void visdb_abort(visdb *v)
         return;
     sqlite3_finalize(v->node);
     sqlite3_finalize(v->stack);
-    if (v->db)
-        sqlite3_close(v->db);
+    if (v->opened) {
+        /* the file is discarded: what the close commits is never seen */
+        err_record saved;
+        err_take(&saved);
+        sqlw_close(&v->w);
+        if (saved.cause != ERR_NONE)
+            err_restore(&saved);
+        else
+            err_clear();
+    }
     remove_tmp(v);
     free(v->path);
     free(v->ranks);
