@@ -17,7 +17,7 @@ typedef struct {
 /* get_accuracy()'s pairing: rows by position within the groups input
  * (args, kwargs, input), parameters, output, parameters_grad, in this
  * order. 0, or -1 for a row without a state (msprobe raises). */
-int pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap);
+int item_pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap);
 
 /* A cell as msprobe's code holds it (a Python int, float or str). */
 typedef struct {

@@ -35,7 +35,7 @@ static int check_states(const gitems *it)
     return 0;
 }
 
-int pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap)
+int item_pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap)
 {
     *n = 0;
     if (check_states(ni) != 0 || check_states(bi) != 0)
@@ -301,7 +301,7 @@ static int node_rows_make(node_rows *nr, const gitems *ni, const gitems *bi)
 {
     strmap_clear(&nr->in);
     strmap_clear(&nr->out);
-    if (pair_rows(ni, bi, &nr->pairs, &nr->n, &nr->cap) != 0)
+    if (item_pair_rows(ni, bi, &nr->pairs, &nr->n, &nr->cap) != 0)
         return -1;
     for (size_t k = 0; k < nr->n; k++) {
         const dump_row *r = &ni->rows.rows[nr->pairs[k].n];

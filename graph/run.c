@@ -96,7 +96,7 @@ static void job_release(rank_job *j)
     j->have_cmp = j->have_gn = j->have_gb = j->have_n = j->have_b = 0;
 }
 
-static void job_free(rank_job *j)
+static void rank_job_free(rank_job *j)
 {
     job_release(j);
     free(j->label);
@@ -372,7 +372,7 @@ static int write_job(void *arg, size_t i)
 }
 
 /* One line on standard output per result. */
-static void summary_line(const run_ctx *rc, const rank_job *j)
+static void result_line(const run_ctx *rc, const rank_job *j)
 {
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "%s: %zu nodes", j->label, j->gn.n);
@@ -449,7 +449,7 @@ int graph_run(const char *npu, const char *bench, const char *out_dir, const gra
             failed = 1;
         if (!failed)
             for (size_t k = 0; k < rc.steps[s].n; k++)
-                summary_line(&rc, &rc.steps[s].v[k]);
+                result_line(&rc, &rc.steps[s].v[k]);
         for (size_t k = 0; k < rc.steps[s].n; k++)
             job_release(&rc.steps[s].v[k]);
     }
@@ -476,7 +476,7 @@ fail:
 done:
     for (size_t s = 0; s < rc.nsteps; s++) {
         for (size_t k = 0; k < rc.steps[s].n; k++)
-            job_free(&rc.steps[s].v[k]);
+            rank_job_free(&rc.steps[s].v[k]);
         free(rc.steps[s].v);
     }
     free(rc.steps);

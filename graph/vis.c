@@ -14,21 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void nl(strbuf *sb, int level)
-{
-    sb_grow(sb, (size_t)level * 4 + 1);
-    sb->buf[sb->len++] = '\n';
-    memset(sb->buf + sb->len, ' ', (size_t)level * 4);
-    sb->len += (size_t)level * 4;
-    sb->buf[sb->len] = 0;
-}
-
-static void key(strbuf *sb, int level, const char *k)
-{
-    nl(sb, level);
-    jsonw_str_ascii(sb, k, strlen(k));
-    sb_add(sb, ": ", 2);
-}
+/* .vis is json.dump(indent=4) */
+static void nl(strbuf *sb, int level) { jsonw_newline(sb, 4, level); }
+static void key(strbuf *sb, int level, const char *k) { jsonw_key(sb, 4, level, k); }
 
 /* Members rendered one a line ("key": value\n...) laid out at `level`. */
 static void put_members(strbuf *sb, const char *text, size_t n, int level)

@@ -227,12 +227,8 @@ static const jval *find_stack(rank_files *f, const char *op)
 
 /* ---- the reported nodes ---------------------------------------------------- */
 
-static void key(strbuf *sb, int level, const char *k)
-{
-    jsonw_newline(sb, 2, level);
-    jsonw_str_ascii(sb, k, strlen(k));
-    sb_add(sb, ": ", 2);
-}
+/* the report is json.dump(indent=2) */
+static void key(strbuf *sb, int level, const char *k) { jsonw_key(sb, 2, level, k); }
 
 static void member_or(strbuf *sb, const jval *entry, const char *k, const char *empty, int level)
 {
