@@ -26,8 +26,7 @@ DEBS="libcmocka0 libcmocka-dev zlib1g zlib1g-dev libyaml-0-2 libyaml-dev libsqli
 need() {
     echo "check-aarch64: $1" >&2
     echo "check-aarch64: needs gcc-aarch64-linux-gnu and qemu-user (apt-get install gcc-aarch64-linux-gnu qemu-user)," >&2
-    echo "  and a sysroot of the arm64 packages $DEBS" | tr -s ' \n' ' ' >&2
-    echo >&2
+    echo "  and a sysroot of the arm64 packages" $DEBS >&2
     echo "  (made by this script with apt-get download when Debian's archive is reachable, or given as" >&2
     echo "  AARCH64_SYSROOT=DIR: those .debs unpacked there with dpkg-deb -x)" >&2
     exit 2
