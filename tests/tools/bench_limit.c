@@ -39,23 +39,28 @@ typedef struct {
     double dot, nn, bb;
 } sums;
 
-/* Eight elements of float32 / bfloat16 / float16 storage as doubles. */
-static inline __attribute__((always_inline)) v8d load8(const unsigned char *p, int dt)
+/* Eight elements of float32 / bfloat16 / float16 storage as doubles, into
+ * *out (not returned: a function returning a 64-byte vector has no ABI the
+ * baseline target knows, and clang refuses it). */
+static inline __attribute__((always_inline)) void load8(v8d *out, const unsigned char *p, int dt)
 {
     if (dt == DT_F32) {
         v8f f;
         memcpy(&f, p, sizeof f);
-        return __builtin_convertvector(f, v8d);
+        *out = __builtin_convertvector(f, v8d);
+        return;
     }
     v8h h;
     memcpy(&h, p, sizeof h);
     v8i w = __builtin_convertvector(h, v8i);
-    if (dt == DT_BF16)
-        return __builtin_convertvector((v8f)(w << 16), v8d);
+    if (dt == DT_BF16) {
+        *out = __builtin_convertvector((v8f)(w << 16), v8d);
+        return;
+    }
     /* float16: normal numbers only need the exponent rebias; this is a
      * bandwidth probe, not a converter */
     v8i f = ((w & 0x8000) << 16) | (((w & 0x7fff) << 13) + ((127 - 15) << 23));
-    return __builtin_convertvector((v8f)f, v8d);
+    *out = __builtin_convertvector((v8f)f, v8d);
 }
 
 /* Two accumulators per sum (the additions' latency would bound the loop
@@ -68,8 +73,11 @@ static inline __attribute__((always_inline)) v8d load8(const unsigned char *p, i
         for (; i + 16 <= n; i += 16) {                                                                       \
             __builtin_prefetch(px + ex * i + 2048);                                                          \
             __builtin_prefetch(py + ey * i + 2048);                                                          \
-            v8d a = load8(px + ex * i, dx), b = load8(py + ey * i, dy);                                      \
-            v8d c = load8(px + ex * (i + 8), dx), e = load8(py + ey * (i + 8), dy);                          \
+            v8d a, b, c, e;                                                                                  \
+            load8(&a, px + ex * i, dx);                                                                      \
+            load8(&b, py + ey * i, dy);                                                                      \
+            load8(&c, px + ex * (i + 8), dx);                                                                \
+            load8(&e, py + ey * (i + 8), dy);                                                                \
             d0 += a * b;                                                                                     \
             x0 += a * a;                                                                                     \
             y0 += b * b;                                                                                     \
