@@ -161,14 +161,10 @@ static int load_compare_json(const char *path, compare_json *cj)
 {
     memset(cj, 0, sizeof *cj);
     mapped_file f;
-    if (file_load(path, 0, &f) != 0)
-        return -1;
     arena a;
     arena_init(&a, 4096);
     jval root;
-    int rc = json_parse(path, f.data, f.size, &a, &root);
-    if (rc == 0 && root.type != J_OBJECT)
-        rc = err_input(path, "is not a JSON object with npu_path and bench_path");
+    int rc = json_load_file(path, 0, &f, &a, &root, "is not a JSON object with npu_path and bench_path");
     static const char *const keys[3] = {"npu_path", "bench_path", "stack_path"};
     char **dest[3] = {&cj->npu, &cj->bench, &cj->stack};
     for (int k = 0; k < 3 && rc == 0; k++) {

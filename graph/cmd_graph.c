@@ -163,14 +163,10 @@ static int load_input(const char *path, input_json *in)
 {
     memset(in, 0, sizeof *in);
     mapped_file f;
-    if (file_load(path, 0, &f) != 0)
-        return -1;
     arena a;
     arena_init(&a, 4096);
     jval root;
-    int rc = json_parse(path, f.data, f.size, &a, &root);
-    if (rc == 0 && root.type != J_OBJECT)
-        rc = err_input(path, "is not a JSON object with npu_path (and bench_path)");
+    int rc = json_load_file(path, 0, &f, &a, &root, "is not a JSON object with npu_path (and bench_path)");
     if (rc == 0)
         rc = read_path(path, &root, "npu_path", 1, &in->npu);
     if (rc == 0)

@@ -6,6 +6,7 @@
 #include "graph/graph.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "model/dump_walk.h"
 #include "model/overflow.h"
 
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static char *rank_file(const char *dir, const char *name)
     return p;
 }
 
+/* The "data" object (begun by dump_data_begin), entry by entry. */
 static int index_data(rankdata *rd, jparser *jp, unsigned need, progress_job *pj, size_t *reported)
 {
     arena scratch;
@@ -33,8 +35,6 @@ static int index_data(rankdata *rd, jparser *jp, unsigned need, progress_job *pj
     strmap_clear(&rd->by_name);
     rd->has_md5 = 0;
     int rc = -1, found = 0;
-    if (jp_object_begin(jp) != 0)
-        goto out;
     for (;;) {
         const char *key;
         size_t keylen;
@@ -113,62 +113,50 @@ out:
 
 /* The top level of dump.json: "data" indexed; "task", "framework" and
  * "dump_data_dir" kept. A repeated key counts with its last value. */
+typedef struct {
+    rankdata *rd;
+    unsigned need;
+    progress_job *pj;
+    size_t reported;
+    char *framework;
+} dump_reading;
+
+static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    dump_reading *r = ctx;
+    rankdata *rd = r->rd;
+    if (dump_key_is(key, keylen, "data"))
+        return dump_data_begin(jp, rd->dump_path) != 0 ? -1 : index_data(rd, jp, r->need, r->pj, &r->reported);
+    int is_dir = dump_key_is(key, keylen, "dump_data_dir");
+    jval v;
+    if (jp_value(jp, is_dir ? &rd->mem : scratch, &v) != 0)
+        return -1;
+    if (is_dir) {
+        rd->dump_data_dir = v;
+    } else if (dump_key_is(key, keylen, "task")) {
+        free(rd->task);
+        rd->task = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
+        rd->task_truthy = json_truthy(&v);
+    } else if (dump_key_is(key, keylen, "framework")) {
+        free(r->framework);
+        r->framework = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
+    }
+    return 0;
+}
+
 static int read_dump(rankdata *rd, unsigned need, progress_job *pj)
 {
     jparser jp;
     jp_init(&jp, rd->dump_path, rd->dump.data, rd->dump.size);
     arena scratch;
     arena_init(&scratch, 1 << 12);
-    char *framework = NULL;
-    size_t reported = 0;
-    int rc = -1;
-    if (jp_peek(&jp) != '{') {
-        if (jp_peek(&jp) < 0 || jp_skip(&jp) == 0)
-            err_input(rd->dump_path, "is not a JSON object (expected {\"task\": ..., \"data\": {...}})");
-        goto out;
+    dump_reading r = {.rd = rd, .need = need, .pj = pj};
+    int rc = dump_walk_members(&jp, rd->dump_path, &scratch, dump_member, &r);
+    if (rc == 0) {
+        rd->framework = dump_framework_text(r.framework, rd->dump.data, rd->dump.size);
+        progress_add(pj, rd->dump.size - r.reported);
     }
-    jp_object_begin(&jp);
-    for (;;) {
-        const char *key;
-        size_t keylen;
-        int more = jp_object_next(&jp, &scratch, &key, &keylen);
-        if (more < 0)
-            goto out;
-        if (!more)
-            break;
-        if (keylen == 4 && !memcmp(key, "data", 4)) {
-            if (jp_peek(&jp) != '{') {
-                if (jp_skip(&jp) == 0)
-                    err_input(rd->dump_path, "'data' is not an object");
-                goto out;
-            }
-            if (index_data(rd, &jp, need, pj, &reported) != 0)
-                goto out;
-            continue;
-        }
-        int is_dir = keylen == 13 && !memcmp(key, "dump_data_dir", 13);
-        jval v;
-        if (jp_value(&jp, is_dir ? &rd->mem : &scratch, &v) != 0)
-            goto out;
-        if (is_dir) {
-            rd->dump_data_dir = v;
-        } else if (keylen == 4 && !memcmp(key, "task", 4)) {
-            free(rd->task);
-            rd->task = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
-            rd->task_truthy = json_truthy(&v);
-        } else if (keylen == 9 && !memcmp(key, "framework", 9)) {
-            free(framework);
-            framework = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
-        }
-        arena_reset(&scratch);
-    }
-    if (jp_end(&jp) != 0)
-        goto out;
-    rd->framework = dump_framework_text(framework, rd->dump.data, rd->dump.size);
-    progress_add(pj, rd->dump.size - reported);
-    rc = 0;
-out:
-    free(framework);
+    free(r.framework);
     arena_free(&scratch);
     jp_free(&jp);
     return rc;
@@ -179,12 +167,9 @@ out:
  * counts. */
 static int read_construct(rankdata *rd)
 {
-    if (file_load(rd->construct_path, 0, &rd->cfile) != 0)
+    if (json_load_file(rd->construct_path, 0, &rd->cfile, &rd->mem, &rd->construct,
+                       "is not a JSON object of node: parent") != 0)
         return -1;
-    if (json_parse(rd->construct_path, rd->cfile.data, rd->cfile.size, &rd->mem, &rd->construct) != 0)
-        return -1;
-    if (rd->construct.type != J_OBJECT)
-        return err_input(rd->construct_path, "is not a JSON object of node: parent");
     for (uint32_t i = 0; i < rd->construct.len; i++) {
         jmember *m = &rd->construct.u.members[i];
         jval *v = &m->val;

@@ -74,12 +74,8 @@ static int load_mapping(const char *path, arena *a, const char ***from, const ch
     *from = *to = NULL;
     *n = 0;
     mapped_file f;
-    if (file_load(path, 0, &f) != 0)
-        return -1;
     jval doc;
-    int rc = json_parse(path, f.data ? (const void *)f.data : "", f.size, a, &doc);
-    if (rc == 0 && doc.type != J_OBJECT)
-        rc = err_input(path, "is not a JSON object of name replacements {\"from\": \"to\"}");
+    int rc = json_load_file(path, 0, &f, a, &doc, "is not a JSON object of name replacements {\"from\": \"to\"}");
     if (rc == 0) {
         *from = xcalloc(doc.len + 1, sizeof **from);
         *to = xcalloc(doc.len + 1, sizeof **to);

@@ -6,6 +6,7 @@
  * entry is in the file, to read it again for the report. Memory is bounded
  * by the kept ops, not by the dump. */
 #include "nan_analyze/nan.h"
+#include "model/dump_walk.h"
 #include "model/overflow.h"
 #include "base/err.h"
 #include "base/files.h"
@@ -147,39 +148,27 @@ static int read_data(reader *rd, jparser *jp, progress_job *pj, size_t *reported
     }
 }
 
+typedef struct {
+    reader *rd;
+    progress_job *pj;
+    size_t reported;
+} file_reading;
+
+/* Of the top level only "data" matters. */
+static int file_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    file_reading *f = ctx;
+    return dump_key_is(key, keylen, "data") ? read_data(f->rd, jp, f->pj, &f->reported) : jp_skip(jp);
+}
+
 static int read_file(reader *rd, const mapped_file *map, progress_job *pj)
 {
     jparser jp;
     jp_init(&jp, rd->rk->dump_path, map->data, map->size);
-    size_t reported = 0;
-    int rc = 0;
-    if (jp_peek(&jp) != '{') {
-        if (jp_peek(&jp) < 0 || jp_skip(&jp) == 0)
-            err_input(rd->rk->dump_path, "is not a JSON object (expected {\"task\": ..., \"data\": {...}})");
-        rc = -1;
-    } else {
-        jp_object_begin(&jp);
-        for (;;) {
-            const char *key;
-            size_t keylen;
-            int m = jp_object_next(&jp, &rd->entry, &key, &keylen);
-            if (m <= 0) {
-                rc = m;
-                break;
-            }
-            if (keylen == 4 && !memcmp(key, "data", 4))
-                rc = read_data(rd, &jp, pj, &reported);
-            else
-                rc = jp_skip(&jp);
-            arena_reset(&rd->entry);
-            if (rc)
-                break;
-        }
-        if (rc == 0)
-            rc = jp_end(&jp);
-    }
+    file_reading f = {.rd = rd, .pj = pj};
+    int rc = dump_walk_members(&jp, rd->rk->dump_path, &rd->entry, file_member, &f);
     jp_free(&jp);
-    progress_add(pj, map->size - reported);
+    progress_add(pj, map->size - f.reported);
     return rc;
 }
 

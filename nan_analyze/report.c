@@ -110,12 +110,9 @@ static int load_files(const nan_rank *rk, rank_files *f)
     if (!f->construct_path) {
         log_warn("%s holds no construct.json: construct_info holds the op alone", rk->dir);
     } else {
-        if (file_load(f->construct_path, 0, &f->construct_file) != 0 ||
-            json_parse(f->construct_path, f->construct_file.data, f->construct_file.size, &f->construct_mem,
-                       &f->construct) != 0)
+        if (json_load_file(f->construct_path, 0, &f->construct_file, &f->construct_mem, &f->construct,
+                           "is not a JSON object of node: parent names") != 0)
             return -1;
-        if (f->construct.type != J_OBJECT)
-            return err_input(f->construct_path, "is not a JSON object of node: parent names");
     }
     if (!f->stack_path) {
         log_warn("%s holds no stack.json: stack_info is {}", rk->dir);

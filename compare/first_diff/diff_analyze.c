@@ -290,15 +290,10 @@ static int describe_comm(da_rank *rk, size_t i, const jval *value, arena *a)
 /* The parsed result file of a rank (in `tmp`), checked to be an object. */
 static const jval *parse_result(const char *path, mapped_file *map, arena *tmp)
 {
-    if (file_load(path, 0, map) != 0)
-        return NULL;
     jval *root = arena_alloc(tmp, sizeof *root);
-    if (json_parse(path, map->data, map->size, tmp, root) != 0)
+    if (json_load_file(path, 0, map, tmp, root,
+                       "is not a JSON object of API results (compare_result_rank*.json of compare -da)") != 0)
         return NULL;
-    if (root->type != J_OBJECT) {
-        err_input(path, "is not a JSON object of API results (compare_result_rank*.json of compare -da)");
-        return NULL;
-    }
     return root;
 }
 

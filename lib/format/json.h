@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "base/files.h"
 #include "base/value.h"
 
 /* Streaming parser over one buffer. `path` is only used in error messages. */
@@ -74,5 +75,14 @@ int jp_peek(jparser *jp);
 
 /* Whole-document convenience: parse buf into *out (everything in `a`). */
 int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out);
+
+/* A whole JSON file (compare.json, construct.json, stack.json, an index):
+ * read with file_load (max_size as there: 0 for its default) and parsed
+ * into `a`. Strings may point into *file: keep it while *out is used, then
+ * file_unmap it (after a failure too; it is zeroed when never read). When
+ * `not_object` is given, a file holding anything but an object is refused
+ * with that message ("is not a JSON object of ..."). Returns 0, or -1 with
+ * the error recorded naming `path`. */
+int json_load_file(const char *path, size_t max_size, mapped_file *file, arena *a, jval *out, const char *not_object);
 
 #endif

@@ -125,12 +125,10 @@ int safetensors_index(const char *index_path, char ***files, long *n)
     *files = NULL;
     *n = 0;
     mapped_file f;
-    if (file_load(index_path, (size_t)1 << 30, &f) != 0)
-        return -1;
     arena a;
     arena_init(&a, 64 * 1024);
     jval root;
-    int rc = json_parse(index_path, f.data, f.size, &a, &root);
+    int rc = json_load_file(index_path, (size_t)1 << 30, &f, &a, &root, NULL);
     const jval *map = rc == 0 ? json_get(&root, "weight_map") : NULL;
     if (rc == 0 && (!map || map->type != J_OBJECT))
         rc = err_input(index_path, "has no \"weight_map\" object");

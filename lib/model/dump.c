@@ -1,5 +1,6 @@
 #include "model/dump.h"
 #include "model/dump_leaf.h"
+#include "model/dump_walk.h"
 #include "base/files.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -388,6 +389,66 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d) { return dump_l
  * step, not per entry. */
 #define REPORT_STEP (256u << 10)
 
+/* The top level of a dump.json: "data" flattened entry by entry, "task"
+ * and "framework" kept. */
+typedef struct {
+    flattener *f;
+    progress_job *pj;
+    const char *path;
+    strmap seen;          /* entry names of the current "data" */
+    int have_data;
+    size_t reported;
+} dump_reading;
+
+static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    dump_reading *r = ctx;
+    dump_data *d = r->f->d;
+    if (dump_key_is(key, keylen, "data")) {
+        if (dump_data_begin(jp, r->path) != 0)
+            return -1;
+        /* A repeated "data" key replaces the earlier one, as in Python. */
+        d->nrows = d->nentries = 0;
+        strmap_free(&r->seen);
+        strmap_init(&r->seen, 1024);
+        r->have_data = 1;
+        arena entry_mem;
+        arena_init(&entry_mem, 256 * 1024);
+        for (;;) {
+            const char *name;
+            size_t namelen;
+            int m = jp_object_next(jp, &entry_mem, &name, &namelen);
+            jval value;
+            if (m > 0 && jp_value(jp, &entry_mem, &value) != 0)
+                m = -1;
+            if (m > 0 && add_entry(r->f, &r->seen, name, namelen, &value) != 0)
+                m = -1;
+            arena_reset(&entry_mem);
+            size_t parsed = (size_t)(jp->p - jp->start);
+            if (parsed - r->reported >= REPORT_STEP) {
+                progress_add(r->pj, parsed - r->reported);
+                r->reported = parsed;
+            }
+            if (m <= 0) {
+                arena_free(&entry_mem);
+                return m;
+            }
+        }
+    }
+    jval v;
+    if (jp_value(jp, scratch, &v) != 0)
+        return -1;
+    if (dump_key_is(key, keylen, "task")) {
+        free(d->task);
+        d->task = json_string_copy(&v);
+        d->task_present = json_truthy(&v);
+    } else if (dump_key_is(key, keylen, "framework")) {
+        free(d->framework);
+        d->framework = json_string_copy(&v);
+    }
+    return 0;
+}
+
 int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
 {
     memset(d, 0, sizeof *d);
@@ -405,7 +466,6 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
         return err_input(path, "is empty");
     }
     progress_expect(pj, map.size);
-    size_t reported = 0;
     /* The mapping is read until the end of this function (the framework
      * scan included); names and texts are copied out of it. */
     file_guard guard;
@@ -415,75 +475,11 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     jp_init(&jp, path, map.data, map.size);
     arena scratch;
     arena_init(&scratch, 256 * 1024);
-    strmap seen = {0};
-    int rc = -1, have_data = 0;
-    if (jp_peek(&jp) != '{') {
-        if (jp_peek(&jp) < 0 || jp_skip(&jp) == 0)
-            err_input(path, "is not a JSON object (expected {\"task\": ..., \"data\": {...}})");
+    dump_reading r = {.f = &f, .pj = pj, .path = path};
+    int rc = -1;
+    if (dump_walk_members(&jp, path, &scratch, dump_member, &r) != 0)
         goto out;
-    }
-    jp_object_begin(&jp);
-    for (;;) {
-        const char *key;
-        size_t keylen;
-        int more = jp_object_next(&jp, &scratch, &key, &keylen);
-        if (more < 0)
-            goto out;
-        if (!more)
-            break;
-        if (keylen == 4 && !memcmp(key, "data", 4)) {
-            if (jp_peek(&jp) != '{') {
-                if (jp_skip(&jp) == 0)
-                    err_input(path, "'data' is not an object");
-                goto out;
-            }
-            /* A repeated "data" key replaces the earlier one, as in Python. */
-            d->nrows = d->nentries = 0;
-            strmap_free(&seen);
-            strmap_init(&seen, 1024);
-            have_data = 1;
-            jp_object_begin(&jp);
-            arena entry_mem;
-            arena_init(&entry_mem, 256 * 1024);
-            for (;;) {
-                const char *name;
-                size_t namelen;
-                int m = jp_object_next(&jp, &entry_mem, &name, &namelen);
-                jval value;
-                if (m > 0 && jp_value(&jp, &entry_mem, &value) != 0)
-                    m = -1;
-                if (m > 0 && add_entry(&f, &seen, name, namelen, &value) != 0)
-                    m = -1;
-                arena_reset(&entry_mem);
-                size_t parsed = (size_t)(jp.p - jp.start);
-                if (parsed - reported >= REPORT_STEP) {
-                    progress_add(pj, parsed - reported);
-                    reported = parsed;
-                }
-                if (m <= 0) {
-                    arena_free(&entry_mem);
-                    if (m < 0)
-                        goto out;
-                    break;
-                }
-            }
-            continue;
-        }
-        jval v;
-        if (jp_value(&jp, &scratch, &v) != 0)
-            goto out;
-        if (keylen == 4 && !memcmp(key, "task", 4)) {
-            free(d->task);
-            d->task = json_string_copy(&v);
-            d->task_present = json_truthy(&v);
-        } else if (keylen == 9 && !memcmp(key, "framework", 9)) {
-            free(d->framework);
-            d->framework = json_string_copy(&v);
-        }
-    }
-    if (jp_end(&jp) != 0)
-        goto out;
-    if (!have_data) {
+    if (!r.have_data) {
         err_input(path, "has no 'data' object: not a msprobe dump file");
         goto out;
     }
@@ -493,12 +489,12 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
         d->has_md5 = f.md5[e];
     if (!d->framework || (strcmp(d->framework, "pytorch") != 0 && strcmp(d->framework, "mindspore") != 0))
         scan_framework(d, (const char *)map.data, map.size);
-    progress_add(pj, map.size - reported);
+    progress_add(pj, map.size - r.reported);
     rc = 0;
 out:
     if (file_guard_end(&guard) != 0)
         rc = -1;
-    strmap_free(&seen);
+    strmap_free(&r.seen);
     arena_free(&scratch);
     jp_free(&jp);
     sb_free(&f.prefix);

@@ -475,11 +475,10 @@ int lm_side_load(lm_side *sd, const dump_data *d, int bench, arena *m)
     if (need_file(sd->stack_path, d->path) != 0)
         return -1;
     sd->have_stack = 1;
-    if (stack_load(sd->stack_path, &sd->stack) != 0 || need_file(sd->construct_path, d->path) != 0 ||
-        file_load(sd->construct_path, 0, &sd->cfile) != 0)
+    if (stack_load(sd->stack_path, &sd->stack) != 0 || need_file(sd->construct_path, d->path) != 0)
         return -1;
-    sd->have_cfile = 1;
-    if (json_parse(sd->construct_path, sd->cfile.data, sd->cfile.size, m, &sd->construct) != 0)
+    sd->have_cfile = 1;   /* released whether read or not (json_load_file zeroes it first) */
+    if (json_load_file(sd->construct_path, 0, &sd->cfile, m, &sd->construct, NULL) != 0)
         return -1;
     /* msprobe builds nothing when either file is empty ({}, or a false
      * value in construct.json) */

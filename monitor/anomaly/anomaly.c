@@ -117,15 +117,9 @@ static int load_file(const char *path, anomaly_list *out)
 {
     texts *t = out->data;
     GROW(t->v, t->cap, t->n + 1);
-    mapped_file *mp = &t->v[t->n];
-    if (file_load(path, 0, mp) != 0)
-        return -1;
-    t->n++;
-    const mapped_file m = *mp;
     jval doc;
-    int rc = json_parse(path, m.data ? (const void *)m.data : "", m.size, &out->a, &doc);
-    if (rc == 0 && doc.type != J_OBJECT)
-        rc = err_input(path, "is not a JSON object of anomaly records");
+    int rc = json_load_file(path, 0, &t->v[t->n], &out->a, &doc, "is not a JSON object of anomaly records");
+    t->n++;   /* released with the list, read or not */
     for (uint32_t i = 0; rc == 0 && i < doc.len; i++) {
         anomaly a;
         const char *why;

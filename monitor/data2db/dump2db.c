@@ -6,6 +6,7 @@
 #include "monitor/data2db/tags.h"
 #include "monitor/data2db/trend_db.h"
 #include "format/json.h"
+#include "model/dump_walk.h"
 #include "model/dumptree.h"
 #include "base/err.h"
 #include "base/files.h"
@@ -400,6 +401,42 @@ static void entry_rows(importer *im, const char *name, size_t namelen, const jva
     }
 }
 
+typedef struct {
+    importer *im;
+    const micro_map *mm;
+    long long base_step;
+    arena *entry_mem;
+} file_reading;
+
+/* Of the top level only an object "data" gives rows (msprobe: anything else
+ * gives nothing); its entries are imported one by one. */
+static int file_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    file_reading *r = ctx;
+    importer *im = r->im;
+    if (!dump_key_is(key, keylen, "data") || jp_peek(jp) != '{')
+        return jp_skip(jp);
+    jp_object_begin(jp);
+    for (;;) {
+        const char *name;
+        size_t namelen;
+        jval value;
+        int m = jp_object_next(jp, r->entry_mem, &name, &namelen);
+        if (m > 0 && jp_value(jp, r->entry_mem, &value) != 0)
+            m = -1;
+        if (m <= 0)
+            return m;
+        entry_rows(im, name, namelen, &value, r->mm, r->base_step);
+        arena_reset(r->entry_mem);
+        /* msprobe flushes when its buffer holds a multiple of 5000 rows */
+        if (im->file_rows && im->file_rows % BATCH == 0) {
+            if (trend_flush(&im->t) != 0)
+                return -1;
+            im->file_rows = 0;
+        }
+    }
+}
+
 /* One dump.json, its "data" object walked entry by entry. */
 static int import_file(importer *im, const char *path, const micro_map *mm, long long base_step, progress_job *pj)
 {
@@ -414,56 +451,8 @@ static int import_file(importer *im, const char *path, const micro_map *mm, long
     arena_init(&scratch, 1 << 16);
     arena_init(&entry_mem, 1 << 18);
     im->file_rows = 0;
-    int rc = 0;
-    if (jp_peek(&jp) != '{') {
-        rc = jp_peek(&jp) < 0 ? -1 : err_input(path, "is not a JSON object (expected {\"task\": ..., \"data\": {...}})");
-    } else {
-        jp_object_begin(&jp);
-        for (;;) {
-            const char *key;
-            size_t keylen;
-            int more = jp_object_next(&jp, &scratch, &key, &keylen);
-            if (more <= 0) {
-                rc = more;
-                break;
-            }
-            if (!(keylen == 4 && !memcmp(key, "data", 4)) || jp_peek(&jp) != '{') {
-                /* without an object "data" the file gives nothing (msprobe) */
-                if (jp_skip(&jp) != 0) {
-                    rc = -1;
-                    break;
-                }
-                continue;
-            }
-            jp_object_begin(&jp);
-            for (;;) {
-                const char *name;
-                size_t namelen;
-                jval value;
-                int m = jp_object_next(&jp, &entry_mem, &name, &namelen);
-                if (m > 0 && jp_value(&jp, &entry_mem, &value) != 0)
-                    m = -1;
-                if (m <= 0) {
-                    rc = m;
-                    break;
-                }
-                entry_rows(im, name, namelen, &value, mm, base_step);
-                arena_reset(&entry_mem);
-                /* msprobe flushes when its buffer holds a multiple of 5000 rows */
-                if (im->file_rows && im->file_rows % BATCH == 0) {
-                    if (trend_flush(&im->t) != 0) {
-                        rc = -1;
-                        break;
-                    }
-                    im->file_rows = 0;
-                }
-            }
-            if (rc)
-                break;
-        }
-        if (rc == 0)
-            rc = jp_end(&jp);
-    }
+    file_reading r = {.im = im, .mm = mm, .base_step = base_step, .entry_mem = &entry_mem};
+    int rc = dump_walk_members(&jp, path, &scratch, file_member, &r);
     progress_add(pj, f.size);
     jp_free(&jp);
     arena_free(&scratch);

@@ -244,14 +244,11 @@ int micro_load(const char *path, micro_map *m)
     strmap_init(&m->index, 64);
     m->count = 1;
     mapped_file f;
-    if (file_load(path, 0, &f) != 0)
-        return -1;
     jval doc;
     arena parse;
     arena_init(&parse, 1 << 16);
-    int rc = json_parse(path, f.data ? (const void *)f.data : "", f.size, &parse, &doc);
-    if (rc == 0 && doc.type != J_OBJECT)
-        rc = err_input(path, "is not a JSON object (construct.json maps each node to its parent)");
+    int rc = json_load_file(path, 0, &f, &parse, &doc,
+                            "is not a JSON object (construct.json maps each node to its parent)");
     size_t nn = rc == 0 ? doc.len : 0;
     node *nodes = xcalloc(nn ? nn : 1, sizeof *nodes);
     size_t k = 0;
