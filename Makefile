@@ -2,6 +2,7 @@
 #
 #   make            build build/msprobe
 #   make test       unit + CLI tests, then the same under ASan+UBSan
+#   make check-aarch64  cross-build lib/ and its unit tests, run them under qemu-aarch64
 #   make demo       build and compare the example dumps of testdata/
 #   make bench      generate big dumps and time compare on them
 #   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
@@ -51,7 +52,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 TEST_LIBS = $(COMMANDS) $(SUPPORT) $(ARCHIVE)
 
-.PHONY: all test test-plain test-asan check demo bench install clean units tools
+.PHONY: all test test-plain test-asan check check-aarch64 demo bench install clean units tools
 
 all: $(BIN)
 
@@ -116,6 +117,11 @@ test-asan:
 
 check: test
 
+# lib/ and its unit tests cross-built for AArch64 and run under qemu-user;
+# not part of make test (see the script for what it needs).
+check-aarch64:
+	tests/check_aarch64.sh build-aarch64
+
 demo: $(BIN)
 	tests/demo.sh $(BUILD)
 
@@ -130,6 +136,6 @@ install: $(BIN)
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-aarch64 build-aarch64.log
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: time `msprobe compare` on generated dumps (no data is checked in).
 #
-#   tests/bench.sh BUILD      BUILD holds msprobe and tools/{gen_dump,runstat,xlsx_floor,bench_metrics}
+#   tests/bench.sh BUILD      BUILD holds msprobe and tools/{gen_dump,runstat,xlsx_floor,bench_metrics,bench_limit}
 #
 # Statistics part:
 # (a) a 24-layer transformer step, 5,766 API entries per dump.json (the size of
@@ -20,8 +20,12 @@
 # needs root and a scratch directory on a disk, not tmpfs). Throughput is
 # both sides' tensor file bytes / wall time, per core = divided by the -j
 # used; "cpu" divides by user + system time instead, which other load on the
-# machine does not skew. bench_metrics gives the metrics kernel alone, in
-# memory, on one core.
+# machine does not skew. Before each, bench_limit measures the machine's
+# limit on the same files in the same sitting (mapped page-cached reads, dot
+# product and both norms by a vector loop), and the verdict gives the ratio:
+# "compare t3 -j1: 9.1 GB/s = 0.41 of this machine's 22.0". bench_metrics
+# gives the metrics kernel alone, in memory, on one core (the instruction set
+# it used in brackets).
 # nan part: tests/bench_nan.sh (nan_analyze on a generated 1,000-rank step).
 # Part "graph" (tests/bench_graph.sh): msprobe graph build and compare of a
 # generated 1,250-block mix-level pair, and of a 100,000-entry pair.
@@ -338,16 +342,44 @@ big_case() {
     if [ "$JOBS" != 1 ]; then
         js="1 $JOBS"
     fi
+    # target GB/s on one core: 8 for .npy (float32), 6 for the .pt mix
+    want=6
+    [ "$1" = t3 ] && want=8
+    one=
     for j in $js; do
+        # the machine's limit on the same files in the same sitting, just
+        # before the compare: mapped page-cached reads, dot product and norms
+        # by a vector loop (tests/tools/bench_limit.c)
+        lim=
+        if [ -x "$TOOLS/bench_limit" ]; then
+            echo "bench: the machine's limit on ($1) -j $j: bench_limit, $RUNS round(s)"
+            lim=$("$TOOLS/bench_limit" -j "$j" -r "$RUNS" "$scratch/$1/target/step0/rank/dump_tensor_data" \
+                "$scratch/$1/bench/step0/rank/dump_tensor_data") || lim=
+            [ -n "$lim" ] && tput "limit ($1) -j $j" "$(field bytes "$lim")" "$lim" "$j"
+        else
+            skip "the machine's limit ($TOOLS/bench_limit not built)"
+        fi
         tcompare "$1" "$j"
         row "compare csv ($1) cached -j $j" "$trows" "$line"
         tput "compare csv ($1) cached -j $j" "$tbytes" "$line" "$j"
         if [ -n "$line" ]; then
+            [ "$j" = 1 ] && one=$(field median_s "$line")
             awk -v t="$1" -v b="$tbytes" -v s="$(field median_s "$line")" -v cpu="$(field cpu_s "$line")" \
-                -v j="$j" -v load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" 'BEGIN {
-                g = b / 1e9 / s / j
-                printf "tensor cached (%s) -j %d: %.2f GB/s per core (%.2f per cpu-second; load %s)   (target >= 2)   %s\n",
-                    t, j, g, b / 1e9 / cpu, load, (g >= 2 ? "ok" : "MISSED") }' >>"$verdicts"
+                -v j="$j" -v load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" -v lim="$(field limit_gbs "$lim")" \
+                -v want="$want" -v one="$one" 'BEGIN {
+                g = b / 1e9 / s
+                printf "compare %s -j%d: %.2f GB/s", t, j, g
+                if (lim != "") printf " = %.2f of this machine'"'"'s %.2f", g / lim, lim
+                printf " (%.2f per cpu-second; load %s)", b / 1e9 / cpu, load
+                if (j == 1) {
+                    ok = (g >= want) && (lim == "" || g >= 0.4 * lim)
+                    printf "   (target >= %d GB/s, >= 0.4 of the limit)   %s\n", want, (ok ? "ok" : "MISSED")
+                } else if (one != "") {
+                    printf "; %.2fx one core   (target >= 1.6x)   %s\n", one / s, (one / s >= 1.6 ? "ok" : "MISSED")
+                } else {
+                    printf "\n"
+                }
+            }' >>"$verdicts"
         fi
     done
     rm -rf "$scratch/out_$1"
@@ -409,8 +441,13 @@ tensor_part() {
         if "$TOOLS/bench_metrics" -n 32 -r 3 >"$scratch/kernel.out"; then
             awk '/^(float32|bfloat16) in memory/ {
                 for (i = 1; i <= NF; i++) if ($i == "GB/s") g = $(i - 1)
-                printf "%-34s %9.1f %9s %9.2f %9.2f %9s\n", "metrics kernel " $1 " (1 core)", $4, "", g, g, "" }' \
+                printf "%-34s %9.1f %9s %9.2f %9.2f %9s\n", "kernel " $1 " " $4 " 1 core", $5, "", g, g, "" }' \
                 "$scratch/kernel.out" >>"$tput_table"
+            awk '/^(float32|bfloat16) in memory/ {
+                for (i = 1; i <= NF; i++) if ($i == "GB/s") g = $(i - 1)
+                want = $1 == "float32" ? 12 : 8
+                printf "metrics kernel %s %s, one core: %.2f GB/s   (target >= %d)   %s\n", $1, $4,
+                    g, want, (g >= want ? "ok" : "MISSED") }' "$scratch/kernel.out" >>"$verdicts"
         else
             skip "bench_metrics (failed)"
         fi

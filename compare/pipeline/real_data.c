@@ -52,6 +52,7 @@ const char *real_data_name(const match_pair *p, int bench)
 typedef struct {
     compare_ctx *c;
     const size_t *src;
+    unsigned metrics_flags;
     atomic_int failed;      /* a file changed: the other chunks stop early */
 } real_job;
 
@@ -74,7 +75,7 @@ static void fill_unsupported(tensor_metrics *m)
  * former. */
 static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
 
-static int compare_row(compare_ctx *c, size_t i, real_result *r)
+static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
     const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
@@ -101,7 +102,7 @@ static int compare_row(compare_ctx *c, size_t i, real_result *r)
             return 0;
         }
         progress_bytes(c->progress, tn.storage_size + tb.storage_size);
-        int rc = metrics_compare(&tn, &tb, c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0, &r->m);
+        int rc = metrics_compare(&tn, &tb, flags, &r->m);
         tensor_free(&tn);
         tensor_free(&tb);
         if (rc != 0 && fatal_cause())
@@ -125,7 +126,7 @@ static int real_chunk(void *arg, size_t chunk)
     for (size_t i = from; i < to; i++) {
         if (atomic_load_explicit(&j->failed, memory_order_relaxed))
             return 0;
-        if (j->src[i] == i && compare_row(c, i, &c->real[i]) != 0) {
+        if (j->src[i] == i && compare_row(c, i, j->metrics_flags, &c->real[i]) != 0) {
             atomic_store(&j->failed, 1);
             return -1;
         }
@@ -139,7 +140,12 @@ int compute_real_data(compare_ctx *c, int threads)
     c->real = xcalloc(c->npairs ? c->npairs : 1, sizeof *c->real);
     size_t *src = data_source(c);
     progress_phase(c->progress, "tensors", c->npairs, PROGRESS_ITEMS);
-    real_job j = {.c = c, .src = src};
+    /* A big tensor is split across the threads too (metrics.h), so that
+     * one 4 GB tensor at the end of a dump does not leave the other cores
+     * idle; when every thread has its own row, that oversubscribes a little. */
+    real_job j = {.c = c,
+                  .src = src,
+                  .metrics_flags = (c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0) | METRICS_THREADS(threads)};
     int rc = pool_run((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j, NULL);
     if (rc != 0) {
         free(src);

@@ -63,11 +63,8 @@ static int open_input(const char *path, size_t max_size, mapped_file *out)
     return fd;
 }
 
-int file_map(const char *path, size_t max_size, mapped_file *out)
+static int map_fd(int fd, const char *path, mapped_file *out)
 {
-    int fd = open_input(path, max_size, out);
-    if (fd < 0)
-        return -1;
     if (out->size) {
         void *p = mmap(NULL, out->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
@@ -91,11 +88,8 @@ static int changed_error(const char *path)
                                       "while being read");
 }
 
-int file_load(const char *path, size_t max_size, mapped_file *out)
+static int read_fd(int fd, const char *path, mapped_file *out)
 {
-    int fd = open_input(path, max_size, out);
-    if (fd < 0)
-        return -1;
     out->heap = 1;
     unsigned char *buf = xmalloc(out->size + 1);
     size_t got = 0;
@@ -118,6 +112,26 @@ int file_load(const char *path, size_t max_size, mapped_file *out)
     buf[out->size] = 0;
     out->data = buf;
     return 0;
+}
+
+int file_map(const char *path, size_t max_size, mapped_file *out)
+{
+    int fd = open_input(path, max_size, out);
+    return fd < 0 ? -1 : map_fd(fd, path, out);
+}
+
+int file_load(const char *path, size_t max_size, mapped_file *out)
+{
+    int fd = open_input(path, max_size, out);
+    return fd < 0 ? -1 : read_fd(fd, path, out);
+}
+
+int file_map_or_load(const char *path, size_t max_size, size_t load_below, mapped_file *out)
+{
+    int fd = open_input(path, max_size, out);
+    if (fd < 0)
+        return -1;
+    return out->size < load_below ? read_fd(fd, path, out) : map_fd(fd, path, out);
 }
 
 void file_unmap(mapped_file *f)

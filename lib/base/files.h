@@ -35,6 +35,11 @@ int file_map(const char *path, size_t max_size, mapped_file *out);
  * nothing needs guarding. A file that shrinks while being read is
  * ERR_CHANGED. The data is NUL-terminated (data[size] == 0). */
 int file_load(const char *path, size_t max_size, mapped_file *out);
+/* file_load() for a file of fewer than load_below bytes, file_map() for a
+ * larger one: for many small files (tensors), where mapping, the page faults
+ * and the unmapping (a TLB shoot-down on every other core of the process)
+ * cost more than copying the bytes. */
+int file_map_or_load(const char *path, size_t max_size, size_t load_below, mapped_file *out);
 /* Release a file_map() or file_load() result; safe on a zeroed one. */
 void file_unmap(mapped_file *f);
 

@@ -8,11 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef TENSOR_LOAD_BELOW
+#define TENSOR_LOAD_BELOW (64u << 10)
+#endif
+
 int tensor_load(const char *path, tensor *out)
 {
     memset(out, 0, sizeof *out);
     mapped_file f;
-    if (file_map(path, 0, &f) != 0)
+    /* Small files are read, not mapped: a dump holds thousands of them, and
+     * for those the mapping's own cost (page faults, unmapping with a TLB
+     * shoot-down on the other cores) exceeds copying the bytes. */
+    if (file_map_or_load(path, 0, TENSOR_LOAD_BELOW, &f) != 0)
         return -1;
     /* The header (and a deflated entry) is read here, under a guard; the
      * elements later, under metrics_compare's or the caller's. */

@@ -5,8 +5,10 @@
 #include "format/tensor.h"
 
 /* Load a .npy or .pt file, chosen by its first bytes (not its suffix).
- * Stored data is used in place from a read-only mapping of the file
- * (out->map): read the elements under a file_guard on it (files.h), as
+ * Stored data is used in place from a read-only mapping of the file, or
+ * from a copy in memory for a file under 64 KB (out->map, file_map_or_load:
+ * a dump holds thousands of small files, for which mapping costs more than
+ * reading): read the elements under a file_guard on it (files.h), as
  * metrics_compare does. Returns 0, or -1 with the error recorded naming the
  * path (ERR_CHANGED when the file was truncated while being read). */
 int tensor_load(const char *path, tensor *out);

@@ -301,7 +301,8 @@ static int compare_tensors(const tensor *npu, const tensor *bench, unsigned flag
     rel_plan p;
     rel_plan_make(npu->dtype, bench->dtype, &p);
     scan_totals t;
-    if (metrics_scan(npu, bench, &p, (flags & METRICS_SCALAR) != 0, &t)) {
+    int level = (flags & METRICS_SCALAR) ? -1 : (int)METRICS_SIMD_OF(flags);
+    if (metrics_scan(npu, bench, &p, level, (int)METRICS_THREADS_OF(flags), &t)) {
         set_all(out, MK_NA);
         out->msgs = MSG_POSITION;
         return 0;

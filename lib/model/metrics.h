@@ -83,6 +83,17 @@ enum {
     /* Use only the portable element-by-element path (tests, benchmarks). */
     METRICS_SCALAR = 2,
 };
+/* Use the vector kernels of one instruction set (model/metrics_kern.h:
+ * SIMD_PORTABLE, SIMD_AVX2, ...) instead of the best the CPU runs; for tests
+ * and benchmarks. A set the CPU lacks means element by element. */
+#define METRICS_SIMD(level) ((unsigned)(level) << 4)
+#define METRICS_SIMD_OF(flags) (((flags) >> 4) & 15u)
+/* Threads one big tensor may be scanned on (1-255; 0 means 1; n is
+ * evaluated twice): a tensor of more than 2^22 elements is split into
+ * pieces of that size, whose totals are added in order, so the result does
+ * not depend on the number. */
+#define METRICS_THREADS(n) ((unsigned)((n) > 255 ? 255 : (n)) << 8)
+#define METRICS_THREADS_OF(flags) (((flags) >> 8) & 255u)
 
 typedef struct {
     double value[MET_COUNT];        /* valid where kind[i] == MK_NUM */

@@ -2,31 +2,33 @@
  * chunk, and everything the six metrics need is accumulated on the way.
  *
  * Chunks of float16 / bfloat16 / float32 data (the bulk of every dump) go
- * through a vector kernel written with GCC/Clang generic vectors, so the
- * same source compiles to SSE2 on x86-64 (a few SSE2 intrinsics where the
- * generic form would take several instructions) and to NEON on AArch64.
- * Everything else (float64, integers, complex) goes element by element in
- * double, which is already faster than memory for 8-byte elements.  The
+ * through a vector kernel (metrics_kern.h: one per dtype pair, for the best
+ * instruction set of the CPU, chosen once per tensor). Everything else
+ * (float64, integers, complex) goes element by element in double. The
  * kernel assumes finite data; a chunk holding a NaN or inf is recomputed
  * element by element by the careful path, which applies the position rule.
  * Detecting that costs nothing: the squared norms of a chunk are finite
  * exactly when every value in it is (float squares cannot overflow a
  * double).
  *
- * Sums: within a chunk each vector lane sums its own elements; chunk sums
- * are added to the totals with Neumaier compensation.  That keeps the
- * error of a sum of N terms near that of a chunk (1024 terms) instead of N,
- * whatever the tensor size.
+ * Sums: within a chunk each of eight double lanes sums its own elements;
+ * chunk sums are added to the totals with Neumaier compensation. That keeps
+ * the error of a sum of N terms near that of a chunk (CHUNK / 8 terms a
+ * lane) instead of N, whatever the tensor size.
  */
 #include "model/metrics_scan.h"
-#include "model/vec4.h"
+#include "base/files.h"
+#include "base/mem.h"
+#include "base/pool.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-
-enum { CHUNK = 1024 };
+/* 4096 elements: the kernel's lanes are reduced once per chunk (that costs
+ * a tenth of the kernel's time at 1024), and a lane sums 512 terms. */
+enum { CHUNK = 4096 };
 
 dtype_id metrics_eff_dtype(dtype_id dt) { return dt == DT_BF16 ? DT_F32 : dt; }
 
@@ -211,12 +213,6 @@ double rel_err_one(const rel_plan *p, double nr, double ni, double b)
 
 /* ---- accumulation ------------------------------------------------------ */
 
-typedef struct {
-    double dot, nn, bb, dd, maxabs, maxrel;
-    int relnan;
-    size_t below1, below5;
-} chunk_acc;
-
 /* Neumaier's compensated sum. */
 typedef struct {
     double s, c;
@@ -262,155 +258,6 @@ static inline int step_one(const rel_plan *p, double x, double xi, double y, chu
     return 0;
 }
 
-/* ---- vector kernel for float16 / bfloat16 / float32 --------------------- */
-
-/* round_to_half on four lanes without leaving float: adding and
- * subtracting c = 1.5 * 2^(e+13), where 2^e is x's binade clamped to the
- * normal half range [2^-14, 2^15], rounds x to a multiple of the half ulp
- * 2^(e-10) with ties to even (c is an even multiple of that ulp and x + c
- * stays inside c's binade).  Below 2^-14 the clamp gives the subnormal
- * step 2^-24.  A result above 65504 (the largest half) becomes inf by
- * multiplying it with inf; NaN stays NaN. */
-static inline v4f vround_half(v4f x)
-{
-    const v4f lo = {0x1p-14f, 0x1p-14f, 0x1p-14f, 0x1p-14f}, hi = {0x1p15f, 0x1p15f, 0x1p15f, 0x1p15f};
-    v4f binade = (v4f)((v4i)x & 0x7f800000); /* 2^e, or 0, or inf */
-    v4f c = min4(max4(binade, lo), hi) * 0x1.8p13f;
-    v4f r = (x + c) - c;
-    v4i big = abs4(r) > 65504.0f;
-    v4f scale = (v4f)((big & (0x7f800000 ^ 0x3f800000)) ^ 0x3f800000); /* inf or 1 */
-    return r * scale;
-}
-
-void metrics_round_half4(const float *in, float *out)
-{
-    v4f x;
-    memcpy(&x, in, sizeof x);
-    x = vround_half(x);
-    memcpy(out, &x, sizeof x);
-}
-
-/* The float16 kernel compares the quotient before its last rounding to
- * half: round_to_half(q) < t exactly when q < half_bound(t), the midpoint
- * between t and the half below it (nudged up when a tie there rounds down,
- * i.e. to the even neighbour below).  Rounding is monotonic, so the
- * maximum can also be rounded once, at the end of the chunk. */
-static float half_bound(double t)
-{
-    uint16_t h = f32_to_f16((float)t);
-    float below = f16_to_f32((uint16_t)(h - 1));
-    float mid = (below + (float)t) / 2; /* exact: one bit more than a half has */
-    return (h - 1) & 1 ? mid : nextafterf(mid, INFINITY);
-}
-
-/* Elements [0, len) of px / py, len a multiple of 4.  ldn / ldb: operand
- * formats; half: float16 relative error; en / eb: the NPU / bench side adds
- * eps in float32 (else eps is lost, float16). */
-static inline __attribute__((always_inline)) void kern(const unsigned char *px, const unsigned char *py, size_t len,
-                                                      int ldn, int ldb, int half, int en, int eb,
-                                                      const rel_plan *p, chunk_acc *a)
-{
-    const v2d z2 = {0, 0};
-    v2d dot0 = z2, dot1 = z2, nn0 = z2, nn1 = z2, bb0 = z2, bb1 = z2, dd0 = z2, dd1 = z2, ma = z2;
-    v4f mr = {0, 0, 0, 0};
-    v4i rn = SPLAT4(0), c1 = rn, c5 = rn;
-    const float f1 = half ? half_bound(p->thr1) : (float)p->thr1;
-    const float f5 = half ? half_bound(p->thr5) : (float)p->thr5;
-    const v4f t1 = {f1, f1, f1, f1}, t5 = {f5, f5, f5, f5};
-    const v4i eps = SPLAT4(0x25800000); /* 0x1p-52f */
-    for (size_t i = 0; i < len; i += 4) {
-        v4f x = load4(px, i, ldn), y = load4(py, i, ldb);
-        v2d xl = lo2(x), xh = hi2(x), yl = lo2(y), yh = hi2(y);
-        dot0 += xl * yl;
-        dot1 += xh * yh;
-        nn0 += xl * xl;
-        nn1 += xh * xh;
-        bb0 += yl * yl;
-        bb1 += yh * yh;
-        v2d dl = xl - yl, dh = xh - yh;
-        dd0 += dl * dl;
-        dd1 += dh * dh;
-        ma = max2(max2(ma, abs2(dl)), abs2(dh));
-        v4f r;
-        if (half) {
-            r = abs4(vround_half(x - y) / y);
-        } else {
-            v4f e = (v4f)((y == 0) & eps);
-            v4f xn = en ? x + e : x;
-            v4f yn = eb ? y + e : y;
-            r = abs4((xn - yn) / yn);
-        }
-        /* with eps on the bench side no divisor is 0, so no NaN */
-        if (half || !eb)
-            rn |= r != r;
-        c1 -= r < t1;
-        c5 -= r < t5;
-        mr = max4(mr, r);
-    }
-    a->dot = (dot0[0] + dot0[1]) + (dot1[0] + dot1[1]);
-    a->nn = (nn0[0] + nn0[1]) + (nn1[0] + nn1[1]);
-    a->bb = (bb0[0] + bb0[1]) + (bb1[0] + bb1[1]);
-    a->dd = (dd0[0] + dd0[1]) + (dd1[0] + dd1[1]);
-    a->maxabs = fmax(ma[0], ma[1]);
-    a->maxrel = 0;
-    for (int k = 0; k < 4; k++) {
-        if (rn[k])
-            a->relnan = 1;
-        else if ((half ? round_to_half(mr[k]) : mr[k]) > a->maxrel)
-            a->maxrel = half ? round_to_half(mr[k]) : mr[k];
-        a->below1 += (size_t)c1[k];
-        a->below5 += (size_t)c5[k];
-    }
-}
-
-/* Kernels reading raw contiguous storage, for the common same-kind pairs. */
-enum { DIRECT_NONE, DIRECT_F32, DIRECT_BF16, DIRECT_F16, DIRECT_BF16_F32, DIRECT_F32_BF16 };
-
-static int direct_kind(const tensor *n, const tensor *b)
-{
-    if (!tensor_contiguous_data(n) || !tensor_contiguous_data(b))
-        return DIRECT_NONE;
-    dtype_id dn = n->dtype, db = b->dtype;
-    if (dn == DT_F32 && db == DT_F32)
-        return DIRECT_F32;
-    if (dn == DT_BF16 && db == DT_BF16)
-        return DIRECT_BF16;
-    if (dn == DT_F16 && db == DT_F16)
-        return DIRECT_F16;
-    if (dn == DT_BF16 && db == DT_F32)
-        return DIRECT_BF16_F32;
-    if (dn == DT_F32 && db == DT_BF16)
-        return DIRECT_F32_BF16;
-    return DIRECT_NONE;
-}
-
-static void kern_direct(int kind, const unsigned char *px, const unsigned char *py, size_t len, const rel_plan *p,
-                        chunk_acc *a)
-{
-    switch (kind) {
-    case DIRECT_F32: kern(px, py, len, LD_F32, LD_F32, 0, 1, 1, p, a); break;
-    case DIRECT_BF16: kern(px, py, len, LD_BF16, LD_BF16, 0, 1, 1, p, a); break;
-    case DIRECT_F16: kern(px, py, len, LD_F16, LD_F16, 1, 0, 0, p, a); break;
-    case DIRECT_BF16_F32: kern(px, py, len, LD_BF16, LD_F32, 0, 1, 1, p, a); break;
-    default: kern(px, py, len, LD_F32, LD_BF16, 0, 1, 1, p, a); break;
-    }
-}
-
-/* Float32 operands in memory, any pairing of float16 / float32 rules. */
-static void kern_f32(const unsigned char *px, const unsigned char *py, size_t len, const rel_plan *p, chunk_acc *a)
-{
-    if (p->rtype == RT_F16)
-        kern(px, py, len, LD_F32, LD_F32, 1, 0, 0, p, a);
-    else if (p->eps_n == EPS_F32 && p->eps_b == EPS_F32)
-        kern(px, py, len, LD_F32, LD_F32, 0, 1, 1, p, a);
-    else if (p->eps_n == EPS_F32)
-        kern(px, py, len, LD_F32, LD_F32, 0, 1, 0, p, a);
-    else if (p->eps_b == EPS_F32)
-        kern(px, py, len, LD_F32, LD_F32, 0, 0, 1, p, a);
-    else
-        kern(px, py, len, LD_F32, LD_F32, 0, 0, 0, p, a);
-}
-
 static float ldf(const unsigned char *p)
 {
     float f;
@@ -448,6 +295,20 @@ static int is_f16_or_f32(dtype_id dt)
     return dt == DT_F16 || dt == DT_F32;
 }
 
+/* The float16 kernel compares the quotient before its last rounding to
+ * half: round_to_half(q) < t exactly when q < half_bound(t), the midpoint
+ * between t and the half below it (nudged up when a tie there rounds down,
+ * i.e. to the even neighbour below). */
+static float half_bound(double t)
+{
+    uint16_t h = f32_to_f16((float)t);
+    float below = f16_to_f32((uint16_t)(h - 1));
+    float mid = (below + (float)t) / 2; /* exact: one bit more than a half has */
+    return (h - 1) & 1 ? mid : nextafterf(mid, INFINITY);
+}
+
+static int ld_kind(dtype_id dt) { return dt == DT_F32 ? LD_F32 : dt == DT_BF16 ? LD_BF16 : LD_F16; }
+
 /* Elements [s, s + len) of a float16 / bfloat16 / float32 tensor as
  * float32: in place for contiguous float32, else converted into buf. */
 static const unsigned char *floats_at(const tensor *t, size_t s, size_t len, float *buf)
@@ -460,28 +321,38 @@ static const unsigned char *floats_at(const tensor *t, size_t s, size_t len, flo
 }
 
 /* float16 / bfloat16 / float32 on both sides (float32 holds every value
- * exactly).  The vector kernel takes the multiple-of-4 part of a chunk;
- * the rest, and chunks holding NaN or inf, go element by element. */
-static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int scalar_only, totals *t)
+ * exactly). The kernel, chosen once, takes the multiple-of-16 part of each
+ * chunk, in place when both tensors are contiguous, else from float32
+ * copies; the rest, and chunks holding NaN or inf, go element by element. */
+static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from_el, size_t to_el,
+                      totals *t)
 {
     float bufn[CHUNK], bufb[CHUNK];
-    int direct = scalar_only ? DIRECT_NONE : direct_kind(n, b);
     const unsigned char *rn = tensor_contiguous_data(n), *rb = tensor_contiguous_data(b);
+    int inplace = rn && rb;
+    kern_rule rule = {.ldn = inplace ? ld_kind(n->dtype) : LD_F32,
+                      .ldb = inplace ? ld_kind(b->dtype) : LD_F32,
+                      .half = p->rtype == RT_F16,
+                      .en = p->eps_n == EPS_F32,
+                      .eb = p->eps_b == EPS_F32};
+    metrics_kern_fn *kern = level < 0 ? NULL : metrics_kern_pick(level, &rule);
+    const float t1 = rule.half ? half_bound(p->thr1) : (float)p->thr1;
+    const float t5 = rule.half ? half_bound(p->thr5) : (float)p->thr5;
     size_t en = dtype_size(n->dtype), eb = dtype_size(b->dtype);
-    for (size_t s = 0; s < n->numel; s += CHUNK) {
-        size_t len = n->numel - s < CHUNK ? n->numel - s : CHUNK;
-        size_t vec = scalar_only ? 0 : len & ~(size_t)3;
+    for (size_t s = from_el; s < to_el; s += CHUNK) {
+        size_t len = to_el - s < CHUNK ? to_el - s : CHUNK;
+        size_t vec = kern ? len - len % KERN_BLOCK : 0;
         size_t from = vec; /* first element still to do one by one */
         const unsigned char *px = NULL, *py = NULL;
         chunk_acc a;
         memset(&a, 0, sizeof a);
         if (vec) {
-            if (direct) {
-                kern_direct(direct, rn + en * s, rb + eb * s, vec, p, &a);
+            if (inplace) {
+                kern(rn + en * s, rb + eb * s, vec, t1, t5, &a);
             } else {
                 px = floats_at(n, s, len, bufn);
                 py = floats_at(b, s, len, bufb);
-                kern_f32(px, py, vec, p, &a);
+                kern(px, py, vec, t1, t5, &a);
             }
             if (!isfinite(a.nn) || !isfinite(a.bb)) {
                 memset(&a, 0, sizeof a);
@@ -503,11 +374,11 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int s
 }
 
 /* Everything else, in double (integers, float64, complex real parts). */
-static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, totals *t)
+static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, size_t from_el, size_t to_el, totals *t)
 {
     double xr[CHUNK], y[CHUNK], xc[2 * CHUNK];
-    for (size_t s = 0; s < n->numel; s += CHUNK) {
-        size_t len = n->numel - s < CHUNK ? n->numel - s : CHUNK;
+    for (size_t s = from_el; s < to_el; s += CHUNK) {
+        size_t len = to_el - s < CHUNK ? to_el - s : CHUNK;
         if (p->complex_n)
             tensor_read_complex(n, s, len, xc);
         else
@@ -529,12 +400,80 @@ static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, tota
     return 0;
 }
 
-int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int scalar_only, scan_totals *out)
+static int scan_range(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from, size_t to,
+                      totals *t)
+{
+    memset(t, 0, sizeof *t);
+    return is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, level, from, to, t)
+                                                              : scan_double(n, b, p, from, to, t);
+}
+
+/* A big tensor is scanned in pieces of PIECE elements, on several threads
+ * when the caller gives them, and the pieces' totals are added in order.
+ * The pieces do not depend on the number of threads, so neither do the
+ * results. Each thread reads the mappings under guards of its own (a
+ * truncation while it reads must not kill the process); the change itself
+ * is reported by the caller's guards, which see the file's new size. */
+enum { PIECE = 1 << 22 };
+
+typedef struct {
+    const tensor *n, *b;
+    const rel_plan *p;
+    int level;
+    totals *part;
+    unsigned char *mismatch;
+} piece_job;
+
+static void scan_piece(void *arg, size_t i)
+{
+    piece_job *j = arg;
+    size_t from = i * (size_t)PIECE, to = j->n->numel - from < PIECE ? j->n->numel : from + PIECE;
+    file_guard gn, gb;
+    file_guard_begin(&gn, &j->n->map);
+    file_guard_begin(&gb, &j->b->map);
+    j->mismatch[i] = (unsigned char)scan_range(j->n, j->b, j->p, j->level, from, to, &j->part[i]);
+    file_guard_end(&gb);
+    file_guard_end(&gn);
+}
+
+static void add_totals(totals *t, const totals *a)
+{
+    csum *dst[4] = {&t->dot, &t->nn, &t->bb, &t->dd};
+    const csum *src[4] = {&a->dot, &a->nn, &a->bb, &a->dd};
+    for (int k = 0; k < 4; k++) {
+        csum_add(dst[k], src[k]->s);
+        dst[k]->c += src[k]->c;
+    }
+    if (a->maxabs > t->maxabs)
+        t->maxabs = a->maxabs;
+    if (a->maxrel > t->maxrel)
+        t->maxrel = a->maxrel;
+    t->relnan |= a->relnan;
+    t->below1 += a->below1;
+    t->below5 += a->below5;
+}
+
+int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, int threads, scan_totals *out)
 {
     totals t;
-    memset(&t, 0, sizeof t);
-    int rc = is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, scalar_only, &t)
-                                                                 : scan_double(n, b, p, &t);
+    int rc;
+    if (n->numel <= PIECE) {
+        rc = scan_range(n, b, p, level, 0, n->numel, &t);
+    } else {
+        size_t pieces = (n->numel + PIECE - 1) / PIECE;
+        piece_job j = {.n = n, .b = b, .p = p, .level = level};
+        j.part = xcalloc(pieces, sizeof *j.part);
+        j.mismatch = xcalloc(pieces, 1);
+        pool_for(pieces, threads, scan_piece, &j);
+        memset(&t, 0, sizeof t);
+        rc = 0;
+        for (size_t i = 0; i < pieces; i++) {
+            rc |= j.mismatch[i];
+            add_totals(&t, &j.part[i]);
+        }
+        free(j.part);
+        free(j.mismatch);
+    }
     out->dot = csum_get(&t.dot);
     out->nn = csum_get(&t.nn);
     out->bb = csum_get(&t.bb);

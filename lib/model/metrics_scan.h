@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "format/tensor.h"
+#include "model/metrics_kern.h"
 
 /* The dtype numpy computes the relative error in. */
 enum rel_type { RT_F16, RT_F32, RT_F64, RT_C64, RT_C128 };
@@ -41,9 +42,6 @@ double cabs_d(double re, double im);
  * inf), kept as float. */
 float round_to_half(float x);
 
-/* The vector version of round_to_half used by the float16 kernel, on
- * in[0..4); for the unit tests. */
-void metrics_round_half4(const float *in, float *out);
 
 /* Totals of one scan. */
 typedef struct {
@@ -57,7 +55,10 @@ typedef struct {
 /* Scan two tensors of the same element count.  NaN/inf positions that
  * agree on both sides count as zeros on both sides.  Returns 0, or 1 when
  * the NaN/inf positions disagree (then the totals are meaningless).
- * scalar_only: skip the vector kernels. */
-int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int scalar_only, scan_totals *out);
+ * level: the instruction set of the vector kernels (metrics_kern.h;
+ * SIMD_AUTO: the best), or -1: element by element only. A tensor of more
+ * than 2^22 elements is scanned in pieces of that size, on up to `threads`
+ * threads (the results do not depend on their number). */
+int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, int threads, scan_totals *out);
 
 #endif

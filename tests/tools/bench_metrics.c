@@ -1,6 +1,6 @@
 /* Throughput of metrics_compare (the six ALL-mode metrics in one pass).
  *
- * usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [--scalar]
+ * usage: bench_metrics [-n MELEMS | -k KELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [-s SIMD] [-j THREADS] [--scalar]
  *
  * Builds NPU/bench pairs of float32, bfloat16, float16 and float64 tensors of
  * MELEMS million elements (default 64) in memory and times metrics_compare
@@ -8,8 +8,12 @@
  * also saved as .npy and the bfloat16 pair as .pt in DIR and timed
  * through tensor_load (page-cached after the first round), load + compare
  * + free per round.  -t restricts the in-memory runs to one dtype (float32,
- * bfloat16, float16, float64).  Reported: GB/s of tensor data (both
- * tensors) per core.
+ * bfloat16, float16, float64).  -k sizes the tensors in thousands of
+ * elements instead (KELEMS * 1024; small ones stay in the CPU's caches);
+ * -s picks the instruction set (sse2/neon, avx2, avx512; default: the best
+ * the CPU runs); -j splits each tensor across THREADS threads (pieces of
+ * 2^22 elements; the figure is then per process, not per core).  Reported: GB/s of tensor data (both tensors) per core,
+ * and the instruction set used.
  */
 #include "base/log.h"
 #include "base/err.h"
@@ -18,6 +22,7 @@
 #include "npy_write.h"
 #include "format/tensor_file.h"
 #include "model/metrics.h"
+#include "model/metrics_kern.h"
 #include "format/npy.h"
 #include "format/pt.h"
 #include "format/tensor.h"
@@ -112,7 +117,8 @@ static void bench_mem(dtype_id dt, size_t n, const double *x, const double *y, i
             best = t;
     }
     char what[64];
-    snprintf(what, sizeof what, "%s in memory", dtype_name(dt));
+    int level = METRICS_SIMD_OF(flags) ? (int)METRICS_SIMD_OF(flags) : simd_best();
+    snprintf(what, sizeof what, "%s in memory (%s)", dtype_name(dt), flags & METRICS_SCALAR ? "scalar" : simd_name(level));
     report(what, 2 * n * dtype_size(dt), best, &m);
     free(dx);
     free(dy);
@@ -155,7 +161,7 @@ static void bench_files(dtype_id dt, const char *dir, size_t n, const double *x,
 
 int main(int argc, char **argv)
 {
-    size_t melems = 64;
+    size_t melems = 64, kelems = 0;
     int rounds = 5;
     const char *dir = NULL, *only = NULL;
     unsigned flags = 0;
@@ -163,7 +169,23 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc)
             melems = strtoul(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc) {
+            int threads = atoi(argv[++i]);
+            flags |= METRICS_THREADS(threads);
+        } else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+            kelems = strtoul(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
+            const char *name = argv[++i];
+            int level = 0;
+            for (int l = SIMD_PORTABLE; l < SIMD_COUNT; l++)
+                if (!strcmp(name, simd_name(l)))
+                    level = l;
+            if (!level || !simd_available(level)) {
+                fprintf(stderr, "bench_metrics: instruction set %s is not available here\n", name);
+                return 2;
+            }
+            flags |= METRICS_SIMD(level);
+        } else if (!strcmp(argv[i], "-r") && i + 1 < argc)
             rounds = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-d") && i + 1 < argc)
             dir = argv[++i];
@@ -172,7 +194,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scalar"))
             flags |= METRICS_SCALAR;
         else {
-            fprintf(stderr, "usage: bench_metrics [-n MELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [--scalar]\n");
+            fprintf(stderr, "usage: bench_metrics [-n MELEMS | -k KELEMS] [-r ROUNDS] [-d DIR] [-t DTYPE] [-s SIMD] "
+                            "[-j THREADS] [--scalar]\n");
             return 2;
         }
     }
@@ -180,7 +203,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_metrics: -n and -r must be positive\n");
         return 2;
     }
-    size_t n = melems << 20;
+    size_t n = kelems ? kelems << 10 : melems << 20;
     double *x = xmalloc_array(n, sizeof *x), *y = xmalloc_array(n, sizeof *y);
     make_values(n, x, y);
     static const dtype_id types[] = {DT_F32, DT_BF16, DT_F16, DT_F64};

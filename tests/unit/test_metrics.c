@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "model/metrics.h"
+#include "model/metrics_kern.h"
 #include "model/metrics_scan.h"
 #include "base/pool.h"
 #include "format/tensor.h"
@@ -304,8 +305,8 @@ static void test_complex_abs(void **state)
 }
 
 /* Small tensors of raw bit patterns, every float16/bfloat16/float32 pairing,
- * through the vector kernels and the scalar path: the exact metrics must
- * agree element group by element group. */
+ * through the vector kernels of every instruction set here and the scalar
+ * path: the exact metrics must agree element group by element group. */
 static void test_vector_matches_scalar(void **state)
 {
     (void)state;
@@ -314,7 +315,7 @@ static void test_vector_matches_scalar(void **state)
     for (int pn = 0; pn < 3; pn++)
         for (int pb = 0; pb < 3; pb++)
             for (int round = 0; round < 3000; round++) {
-                enum { LEN = 12 };
+                enum { LEN = 40 }; /* two blocks of the vector kernels and a tail */
                 elem vn[LEN], vb[LEN];
                 for (int i = 0; i < LEN; i++) {
                     uint64_t r = rng_next(&s);
@@ -331,18 +332,23 @@ static void test_vector_matches_scalar(void **state)
                 build(&tn, fl[pn], 1, &shape, vn, L_C);
                 build(&tb, fl[pb], 1, &shape, vb, L_C);
                 tensor_metrics v, sc;
-                assert_int_equal(metrics_compare(&tn, &tb, 0, &v), 0);
                 assert_int_equal(metrics_compare(&tn, &tb, METRICS_SCALAR, &sc), 0);
-                for (int i = MET_MAXABS; i < MET_COUNT; i++) {
-                    assert_int_equal(v.kind[i], sc.kind[i]);
-                    if (v.value[i] != sc.value[i]) {
-                        print_error("%s vs %s round %d: %s %.17g (vector) vs %.17g (scalar)\n", dtype_name(fl[pn]),
-                                    dtype_name(fl[pb]), round, metric_names[i], v.value[i], sc.value[i]);
-                        fail();
+                for (int level = SIMD_PORTABLE; level < SIMD_COUNT; level++) {
+                    if (!simd_available(level))
+                        continue;
+                    assert_int_equal(metrics_compare(&tn, &tb, METRICS_SIMD(level), &v), 0);
+                    for (int i = MET_MAXABS; i < MET_COUNT; i++) {
+                        assert_int_equal(v.kind[i], sc.kind[i]);
+                        if (v.value[i] != sc.value[i]) {
+                            print_error("%s vs %s round %d: %s %.17g (%s) vs %.17g (scalar)\n", dtype_name(fl[pn]),
+                                        dtype_name(fl[pb]), round, metric_names[i], v.value[i], simd_name(level),
+                                        sc.value[i]);
+                            fail();
+                        }
                     }
+                    assert_int_equal(v.msgs & ~(unsigned)(MSG_COS_NAN | MSG_COS_NPU_ZERO | MSG_COS_BENCH_ZERO),
+                                     sc.msgs & ~(unsigned)(MSG_COS_NAN | MSG_COS_NPU_ZERO | MSG_COS_BENCH_ZERO));
                 }
-                assert_int_equal(v.msgs & ~(unsigned)(MSG_COS_NAN | MSG_COS_NPU_ZERO | MSG_COS_BENCH_ZERO),
-                                 sc.msgs & ~(unsigned)(MSG_COS_NAN | MSG_COS_NPU_ZERO | MSG_COS_BENCH_ZERO));
                 tensor_free(&tn);
                 tensor_free(&tb);
             }
