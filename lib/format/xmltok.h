@@ -26,6 +26,9 @@
 #include "format/zip.h"
 
 #define XML_MAX_TOKEN ((size_t)64 << 20)
+/* Attributes of one element: spreadsheet XML has a handful; duplicates are
+ * looked for pairwise, so a tag of a million attributes would take hours. */
+#define XML_MAX_ATTRS 1024
 
 enum xml_event { XML_FAIL = -1, XML_EOF = 0, XML_START, XML_END, XML_TEXT };
 
