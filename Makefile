@@ -73,7 +73,7 @@ else
   FUZZ_LINK :=
 endif
 
-.PHONY: all test test-plain test-asan check demo bench install clean units tools fuzzers fuzz
+.PHONY: all test test-plain test-asan test-fuzz check demo bench install clean units tools fuzzers fuzz
 
 all: $(BIN)
 
@@ -124,8 +124,10 @@ fuzzers: $(FUZZ_BIN)
 
 # The test suite: unit tests (cmocka), CLI behaviour tests, the conformance
 # test against ../shared/corpus when it exists; then all of it again under
-# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree.
+# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree;
+# then, once both are done (it takes every core), the short libFuzzer run.
 test: test-plain test-asan
+	@$(MAKE) --no-print-directory test-fuzz
 
 test-plain: $(BIN) units tools fuzzers
 	tests/run_tests.sh $(BUILD)
@@ -142,11 +144,20 @@ bench: $(BIN) tools
 	tests/bench.sh $(BUILD)
 
 # libFuzzer over every reader (clang): FUZZ_SECONDS per harness (default
-# 20), FUZZ_ONLY=fz_npy for one; findings land in build-fuzz/fuzz/findings/.
-# The long run: tests/fuzz/README.md.
+# 10), FUZZ_JOBS harnesses at once (default: all cores), FUZZ_ONLY=fz_npy
+# for one; findings land in build-fuzz/fuzz/findings/. make test runs it
+# where clang is installed (deps.sh installs it); the long run: README.
 fuzz:
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang FUZZ=1 OPT=-O1 fuzzers
 	tests/fuzz/run.sh build-fuzz
+
+test-fuzz:
+	@if command -v clang > /dev/null 2>&1; then \
+	    echo "== make fuzz (libFuzzer, $${FUZZ_SECONDS:-10} s per harness)"; \
+	    $(MAKE) --no-print-directory fuzz; \
+	else \
+	    echo "== make fuzz skipped: no clang on this machine (deps.sh installs it)"; \
+	fi
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

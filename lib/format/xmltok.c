@@ -620,20 +620,26 @@ int xml_next(xml_reader *x)
             if (r == 0)
                 return at_end(x);
         }
+        if (!x->nmarks && x->buf[x->pos] != '<') {
+            /* outside the root element only blanks (and a byte order mark
+             * first), skipped here window by window: a part of a gigabyte
+             * of zeros is refused at its first byte, not buffered */
+            if (x->consumed + x->pos == 0 && x->end - x->pos < 3 && fill(x) < 0)
+                return XML_FAIL;
+            if (x->consumed + x->pos == 0 && x->end - x->pos >= 3 && !memcmp(x->buf + x->pos, "\xEF\xBB\xBF", 3))
+                x->pos += 3;
+            while (x->pos < x->end && is_space(x->buf[x->pos]))
+                x->pos++;
+            if (x->pos < x->end && x->buf[x->pos] != '<')
+                return xml_fail(x, "text outside the root element");
+            continue;
+        }
         if (x->buf[x->pos] != '<') {
             long long lt = find(x, 0, "<");
             if (lt == -2)
                 return XML_FAIL;
             size_t n = lt < 0 ? x->end - x->pos : (size_t)lt;
             const unsigned char *t = x->buf + x->pos;
-            if (!x->nmarks) {
-                /* outside the root element only blanks (and a byte order mark first) */
-                size_t k = x->consumed + x->pos == 0 && n >= 3 && !memcmp(t, "\xEF\xBB\xBF", 3) ? 3 : 0;
-                while (k < n && is_space(t[k]))
-                    k++;
-                if (k < n)
-                    return xml_fail(x, "text outside the root element");
-            }
             if (decode(x, t, n, 0) != 0)
                 return XML_FAIL;
             x->pos += n;

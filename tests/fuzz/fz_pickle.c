@@ -13,10 +13,13 @@ static const pk_global allowed[] = {
 };
 
 /* Walk what was built, as consumers do: along paths, with a depth bound
- * (the value may be a graph with cycles through the memo). */
-static void walk(const pk_value *v, int depth)
+ * (the value may be a graph with cycles through the memo) and a bound on
+ * the nodes visited: a list holding itself twice has 2^depth paths (the
+ * first long run's timeout, tests/fuzz/regress/fz_pickle/), and a consumer
+ * walking paths needs the same bound (config_check's state-dict walk). */
+static void walk(const pk_value *v, int depth, long *budget)
 {
-    if (!v || depth > 64)
+    if (!v || depth > 64 || --*budget < 0)
         return;
     pk_kind_name(v->kind);
     switch (v->kind) {
@@ -25,16 +28,16 @@ static void walk(const pk_value *v, int depth)
     case PK_SET:
     case PK_DICT:
         for (size_t i = 0; i < v->u.seq.len; i++)
-            walk(v->u.seq.item[i], depth + 1);
-        walk(v->attrs, depth + 1);
+            walk(v->u.seq.item[i], depth + 1, budget);
+        walk(v->attrs, depth + 1, budget);
         break;
     case PK_CALL:
-        walk(v->u.call.callable, depth + 1);
-        walk(v->u.call.args, depth + 1);
-        walk(v->u.call.state, depth + 1);
+        walk(v->u.call.callable, depth + 1, budget);
+        walk(v->u.call.args, depth + 1, budget);
+        walk(v->u.call.state, depth + 1, budget);
         break;
     case PK_PERSID:
-        walk(v->u.pid, depth + 1);
+        walk(v->u.pid, depth + 1, budget);
         break;
     case PK_STR:
     case PK_BYTES:
@@ -57,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = pickle_parse(&a, fz_dir(), "data.pkl", data, size, allowed, sizeof allowed / sizeof allowed[0], &root);
     fz_done(rc);
     if (rc == 0)
-        walk(root, 0);
+        walk(root, 0, &(long){(long)size + 16});
     arena_free(&a);
     return 0;
 }
