@@ -225,6 +225,20 @@ for name, pkl in (("ck_system", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq
     write(name + "/latest_checkpointed_iteration.txt", b"1")
     write(name + "/iter_0000001/mp_rank_00/model_optim_rng.pt",
           pt([("archive/data.pkl", pkl), ("archive/version", b"3\n")]))
+# a state dict whose model holds one dict under two keys, 40 levels down:
+# 2^40 paths through 41 dicts (it hung config_check before the walk was
+# bounded; tests/fuzz/regress/fz_ckpt/ has the same file)
+def ns_pickle(model):
+    # {"args": argparse.Namespace(tp=1, pp=1, num_layers=1), "model": model}
+    import argparse, pickle
+    return pickle.dumps({"args": argparse.Namespace(tensor_model_parallel_size=1, pipeline_model_parallel_size=1,
+                                                    num_layers=1), "model": model, "iteration": 1}, protocol=2)
+shared = {}
+for _ in range(40):
+    shared = {"a": shared, "b": shared}
+write("ck_shared/latest_checkpointed_iteration.txt", b"1")
+write("ck_shared/iter_0000001/mp_rank_00/model_optim_rng.pt",
+      pt([("archive/data.pkl", ns_pickle(shared)), ("archive/version", b"3\n")]))
 # torch_dist metadata asking for os.system
 write("dist_system/latest_checkpointed_iteration.txt", b"1")
 write("dist_system/iter_0000001/.metadata", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.")
