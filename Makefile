@@ -43,7 +43,7 @@ SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 OBJ_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
-OBJ_SUB  := $(patsubst %.c,$(BUILD)/%.o,$(SUB_SRC))
+OBJ_SUB  := $(patsubst %.c,$(BUILD)/%.o,$(SUB_SRC)) $(BUILD)/gen/graph_assets.o
 OBJ_CMD  := $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRC))
 OBJ_SUP  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRC))
 ARCHIVE  := $(BUILD)/libmsprobe.a
@@ -84,6 +84,19 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/support/%.o: tests/support/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The script and style sheet of graph's page (graph/page/), as C strings:
+# each line a literal; backslashes, quotes and '?' (trigraphs) escaped.
+ASSET_SED := -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/'
+$(BUILD)/gen/graph_assets.c: graph/page/viewer.js graph/page/viewer.css
+	@mkdir -p $(dir $@)
+	{ echo '/* made by the Makefile from graph/page/: do not edit */'; \
+	  echo 'const char graph_viewer_js[] ='; sed $(ASSET_SED) graph/page/viewer.js; echo ';'; \
+	  echo 'const char graph_viewer_css[] ='; sed $(ASSET_SED) graph/page/viewer.css; echo ';'; } > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/graph_assets.o: $(BUILD)/gen/graph_assets.c
+	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(ARCHIVE): $(OBJ_LIB)
 	@rm -f $@

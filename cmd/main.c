@@ -6,6 +6,7 @@
 #include "compare/commands.h"
 #include "nan_analyze/commands.h"
 #include "config_check/commands.h"
+#include "graph/commands.h"
 #include "parse/commands.h"
 #include "monitor/commands.h"
 #include "base/err.h"
@@ -29,6 +30,8 @@ static const command *const commands[] = {
     &monitor2db_command,
     &data2db_command,
     &monitor_command,
+    &graph_command,
+    &graph_visualize_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

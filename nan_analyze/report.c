@@ -17,6 +17,7 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "base/mem.h"
+#include "base/outstream.h"
 #include "format/json.h"
 #include "format/jsonw.h"
 #include "py/pystr.h"
@@ -226,12 +227,8 @@ static const jval *find_stack(rank_files *f, const char *op)
 
 /* ---- the reported nodes ---------------------------------------------------- */
 
-static void key(strbuf *sb, int level, const char *k)
-{
-    jsonw_newline(sb, 2, level);
-    jsonw_str_ascii(sb, k, strlen(k));
-    sb_add(sb, ": ", 2);
-}
+/* the report is json.dump(indent=2) */
+static void key(strbuf *sb, int level, const char *k) { jsonw_key(sb, 2, level, k); }
 
 static void member_or(strbuf *sb, const jval *entry, const char *k, const char *empty, int level)
 {
@@ -296,76 +293,8 @@ static void write_node(strbuf *sb, rank_files *f, const nan_rank *rk, const char
 
 /* ---- the JSON, written as it is made ----------------------------------------- */
 
-/* A result of --all can be big (every API of every rank after the NaN
- * spread): the text goes to a temporary file beside the result a megabyte
- * at a time, and is linked into place when complete (never over a file). */
-typedef struct {
-    char *path, *tmp;
-    int fd;
-    strbuf sb;
-} out_file;
-
-enum { FLUSH_AT = 1 << 20 };
-
-static int of_open(out_file *of, char *path)
-{
-    memset(of, 0, sizeof *of);
-    of->path = path;
-    of->fd = -1;
-    of->tmp = out_tmp_create(path);
-    if (!of->tmp)
-        return -1;
-    of->fd = open(of->tmp, O_WRONLY | O_CLOEXEC);
-    if (of->fd < 0)
-        return err_set(ERR_OUTPUT, path, "cannot write output file: %s", strerror(errno));
-    return 0;
-}
-
-/* Write out what is buffered once there is `at_least` of it. */
-static int of_flush(out_file *of, size_t at_least)
-{
-    if (of->sb.len < at_least || of->sb.len == 0)
-        return 0;
-    for (size_t off = 0; off < of->sb.len;) {
-        ssize_t n = write(of->fd, of->sb.buf + off, of->sb.len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return err_set(ERR_OUTPUT, of->path, "cannot write output file: %s", strerror(n < 0 ? errno : EIO));
-        off += (size_t)n;
-    }
-    sb_reset(&of->sb);
-    return 0;
-}
-
-/* Everything written: into place under of->path (a later number when the
- * name is taken). */
-static int of_commit(out_file *of)
-{
-    int rc = of_flush(of, 0);
-    if (close(of->fd) != 0 && rc == 0)
-        rc = err_set(ERR_OUTPUT, of->path, "cannot write output file: %s", strerror(errno));
-    of->fd = -1;
-    if (rc == 0) {
-        /* the temporary file is consumed either way */
-        rc = out_commit_new(of->tmp, &of->path) < 0 ? -1 : 0;
-        of->tmp = NULL;
-    }
-    return rc;
-}
-
-/* The result's path (malloc'ed) is left to the caller; a temporary file goes. */
-static void of_close(out_file *of)
-{
-    if (of->fd >= 0)
-        close(of->fd);
-    if (of->tmp)
-        out_tmp_discard(of->tmp);
-    sb_free(&of->sb);
-}
-
 /* "rank_N": [nodes] of every rank with a finding, in the order found. */
-static int write_found(nan_step *st, out_file *of, strbuf *line, int *members)
+static int write_found(nan_step *st, out_stream *of, strbuf *line, int *members)
 {
     strbuf *sb = &of->sb;
     const cg_result *res = &st->res;
@@ -403,7 +332,7 @@ static int write_found(nan_step *st, out_file *of, strbuf *line, int *members)
                 first = 0;
                 jsonw_newline(sb, 2, 2);
                 write_node(sb, &f, rk, rk->ops[res->hits[k].op].name, &entry, line);
-                if (of_flush(of, FLUSH_AT) != 0)
+                if (out_stream_flush(of, OUT_STREAM_CHUNK) != 0)
                     rc = -1;
             }
             jsonw_newline(sb, 2, 1);
@@ -504,7 +433,7 @@ static int write_api(strbuf *sb, const nan_api *a, const jval *entry, long rank,
 }
 
 /* "anomalies": {"rank_N": [every API with a scene]}. */
-static int write_all(nan_step *st, out_file *of, table_writer *t, int *members)
+static int write_all(nan_step *st, out_stream *of, table_writer *t, int *members)
 {
     strbuf *sb = &of->sb;
     int any = 0, rc = 0;
@@ -536,7 +465,7 @@ static int write_all(nan_step *st, out_file *of, table_writer *t, int *members)
             jsonw_newline(sb, 2, 3);
             rc = write_api(sb, &rk->apis[i], &entry, rk->rank, is_first(st, r, rk->apis[i].name), t);
             if (rc == 0)
-                rc = of_flush(of, FLUSH_AT);
+                rc = out_stream_flush(of, OUT_STREAM_CHUNK);
         }
         jsonw_newline(sb, 2, 2);
         sb_addc(sb, ']');
@@ -574,11 +503,11 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
     }
     if (out_run_mkdir(outputs, out_dir) != 0)
         return -1;
-    out_file of;
+    out_stream of;
     strbuf what = STRBUF_INIT;
     char *tpath = NULL;
     table_writer *t = NULL;
-    int rc = of_open(&of, result_path(out_dir));
+    int rc = out_stream_open(&of, result_path(out_dir));
     if (rc == 0 && o->table_format >= 0) {
         /* the table takes the result's name, its own extension */
         size_t stem = strlen(of.path) - strlen(".json");
@@ -598,7 +527,7 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
     jsonw_newline(&of.sb, 2, 0);
     sb_addc(&of.sb, '}');
     if (rc == 0)
-        rc = of_commit(&of);
+        rc = out_stream_commit(&of);
     if (rc == 0)
         out_run_add(outputs, of.path);
     if (t) {
@@ -621,7 +550,7 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
         if (tpath)
             sb_addf(line, ", %s", tpath);
     }
-    of_close(&of);
+    out_stream_close(&of);
     free(of.path);
     free(tpath);
     sb_free(&what);

@@ -23,13 +23,15 @@
 # machine does not skew. bench_metrics gives the metrics kernel alone, in
 # memory, on one core.
 # nan part: tests/bench_nan.sh (nan_analyze on a generated 1,000-rank step).
+# Part "graph" (tests/bench_graph.sh): msprobe graph build and compare of a
+# generated 1,250-block mix-level pair, and of a 100,000-entry pair.
 # Part "config" (tests/bench_config.sh): checkpoint compare on generated
 # TP=2 x PP=2 Megatron pairs of >= 2 GB a side, bfloat16 and float32.
 # Parts whose tools are missing are reported as SKIPPED.
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
 # allows no cold runs), KEEP=1 keeps the scratch directory, PARTS (default
-# "statistics tensor nan config monitor"; monitor is tests/bench_monitor.sh), RUNS
+# "statistics tensor nan graph config monitor"; monitor is tests/bench_monitor.sh), RUNS
 # (default 11) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
@@ -41,7 +43,7 @@ set -eu
 BUILD=${1:-build}
 TOOLS=$BUILD/tools
 MSPROBE=$BUILD/msprobe
-PARTS=${PARTS:-statistics tensor nan config monitor}
+PARTS=${PARTS:-statistics tensor nan graph config monitor}
 RUNS=${RUNS:-11}
 BIG_RUNS=${BIG_RUNS:-1}
 COLD_RUNS=${COLD_RUNS:-3}
@@ -438,6 +440,9 @@ else
     fi
     if has_part nan; then
         TABLE=$table VERDICTS=$verdicts sh tests/bench_nan.sh "$BUILD" || skip "nan_analyze part (failed)"
+    fi
+    if has_part graph; then
+        TABLE=$table VERDICTS=$verdicts sh tests/bench_graph.sh "$BUILD" || skip "graph part (failed)"
     fi
     # the training-monitor converters: a part of their own, with its own table
     if has_part monitor; then

@@ -31,7 +31,8 @@ for t in "$BUILD"/tests/test_*; do
     fi
 done
 
-for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh tests/monitor_conformance.sh; do
+for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh \
+    tests/monitor_conformance.sh tests/conformance_graph.sh; do
     [ -f "$s" ] || continue
     echo "== $s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
@@ -53,6 +54,13 @@ else
     printf '%s\n' "$out" | tail -20
     fail=1
 fi
+
+# The graph page in headless Chromium (plain builds only: the page's script
+# is what it tests; skipped, and said so, without chromium)
+case "$BUILD" in build-asan*|build-clang*) ;; *)
+    echo "== tests/browser_graph.sh ($BUILD)"
+    sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
+esac
 
 # A compare under valgrind (plain builds only: it cannot run ASan binaries,
 # build-asan/ or clang's build-clang/).
@@ -78,6 +86,17 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     else
         echo "FAIL valgrind (log: $BUILD/valgrind_nan.log)"
         tail -20 "$BUILD/valgrind_nan.log"
+        fail=1
+    fi
+    # graph: a compare with its page, as a .vis.db
+    "$BUILD/tools/gen_graph" --out "$vout/graph" --blocks 50
+    if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$BUILD/msprobe" graph -q -tp "$vout/graph/target" -gp "$vout/graph/bench" -o "$vout/graph_out" \
+        --format db --html > "$BUILD/valgrind_graph.log" 2>&1; then
+        echo "ok   valgrind: no error, no leak (graph compare, .vis.db and page)"
+    else
+        echo "FAIL valgrind (log: $BUILD/valgrind_graph.log)"
+        tail -20 "$BUILD/valgrind_graph.log"
         fail=1
     fi
     rm -rf "$vout"

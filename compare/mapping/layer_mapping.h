@@ -10,15 +10,7 @@
 #include "base/arena.h"
 #include "compare/pipeline/compare.h"
 #include "format/json.h"
-
-/* The renaming rules of a layer mapping yaml, parsed once per run and then
- * read by every job (read-only, so jobs may share them across threads). */
-typedef struct lm_rules lm_rules;
-
-/* Parse the yaml (NULL for a bare -lm: no rules). NULL (error recorded) when
- * it is missing or not a dict of class name: {sub-path: bench name}. */
-lm_rules *layer_rules_load(const char *yaml_file);
-void layer_rules_free(lm_rules *r);
+#include "model/layer_map.h"
 
 /* Build the mapping for c->npu and c->bench from the stack.json and
  * construct.json beside each dump.json and the rules, write it as

@@ -49,22 +49,6 @@ const char *real_data_name(const match_pair *p, int bench)
     return p->b ? p->b->data_name : "N/A";
 }
 
-/* A data_name is a file name inside dump_tensor_data, nothing else. */
-static int plain_file_name(const char *name)
-{
-    return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
-}
-
-static int load_side(const char *dir, const char *name, tensor *t)
-{
-    if (!plain_file_name(name))
-        return err_input(name, "is not a file name inside dump_tensor_data");
-    char *path = path_join(dir, name);
-    int rc = tensor_load(path, t);
-    free(path);
-    return rc;
-}
-
 typedef struct {
     compare_ctx *c;
     const size_t *src;
@@ -103,8 +87,8 @@ static int compare_row(compare_ctx *c, size_t i, real_result *r)
         r->flag = RD_UNMATCHED;
     } else {
         tensor tn, tb;
-        int ok = load_side(c->npu_tensor_dir, nd, &tn) == 0;
-        if (ok && load_side(c->bench_tensor_dir, bd, &tb) != 0) {
+        int ok = tensor_load_in(c->npu_tensor_dir, nd, &tn) == 0;
+        if (ok && tensor_load_in(c->bench_tensor_dir, bd, &tb) != 0) {
             tensor_free(&tn);
             ok = 0;
         }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void sb_grow(strbuf *sb, size_t extra)
+void sb_grow_slow(strbuf *sb, size_t extra)
 {
     if (sb->len + extra + 1 <= sb->cap)
         return;
@@ -16,22 +16,7 @@ void sb_grow(strbuf *sb, size_t extra)
     sb->cap = cap;
 }
 
-void sb_add(strbuf *sb, const void *data, size_t n)
-{
-    sb_grow(sb, n);
-    memcpy(sb->buf + sb->len, data, n);
-    sb->len += n;
-    sb->buf[sb->len] = 0;
-}
-
 void sb_adds(strbuf *sb, const char *s) { sb_add(sb, s, strlen(s)); }
-
-void sb_addc(strbuf *sb, char c)
-{
-    sb_grow(sb, 1);
-    sb->buf[sb->len++] = c;
-    sb->buf[sb->len] = 0;
-}
 
 void sb_addf(strbuf *sb, const char *fmt, ...)
 {

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct {
     char *buf;
@@ -12,10 +13,28 @@ typedef struct {
 
 #define STRBUF_INIT { NULL, 0, 0 }
 
-void sb_grow(strbuf *sb, size_t extra);
-void sb_add(strbuf *sb, const void *data, size_t n);
+/* Room for `extra` more bytes and the NUL. The appends below are inline:
+ * writers of big outputs (graph's .vis) call them for every token. */
+void sb_grow_slow(strbuf *sb, size_t extra);
+static inline void sb_grow(strbuf *sb, size_t extra)
+{
+    if (sb->len + extra + 1 > sb->cap)
+        sb_grow_slow(sb, extra);
+}
+static inline void sb_add(strbuf *sb, const void *data, size_t n)
+{
+    sb_grow(sb, n);
+    memcpy(sb->buf + sb->len, data, n);
+    sb->len += n;
+    sb->buf[sb->len] = 0;
+}
+static inline void sb_addc(strbuf *sb, char c)
+{
+    sb_grow(sb, 1);
+    sb->buf[sb->len++] = c;
+    sb->buf[sb->len] = 0;
+}
 void sb_adds(strbuf *sb, const char *s);
-void sb_addc(strbuf *sb, char c);
 void sb_addf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_reset(strbuf *sb);
 /* NUL-terminated view (the NUL is not counted in len). */

@@ -115,6 +115,13 @@ void jsonw_newline(strbuf *sb, int indent, int level)
     sb->buf[sb->len] = 0;
 }
 
+void jsonw_key(strbuf *sb, int indent, int level, const char *k)
+{
+    jsonw_newline(sb, indent, level);
+    jsonw_str_ascii(sb, k, strlen(k));
+    sb_add(sb, ": ", 2);
+}
+
 void jsonw_value(strbuf *sb, const jval *v, int indent, int level)
 {
     switch (v->type) {

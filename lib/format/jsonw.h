@@ -20,6 +20,9 @@ void jsonw_str_ascii(strbuf *sb, const char *s, size_t n);
 /* Line break and indentation before an item at nesting `level`
  * (json.dump(indent=indent)). */
 void jsonw_newline(strbuf *sb, int indent, int level);
+/* A member's key on its own line at nesting `level`, with its ": " (the
+ * value follows): `"k": ` as json.dump(indent=indent, ensure_ascii=True). */
+void jsonw_key(strbuf *sb, int indent, int level, const char *k);
 /* A parsed value as json.dump(value, indent=indent) writes the Python object
  * it loads as, starting at nesting `level`: key order and duplicates as a
  * dict keeps them, integers exactly, other numbers as float repr(). */

@@ -1,9 +1,11 @@
 /* Opening a tensor file: .npy or .pt, told apart by content, mapped. */
 #include "format/tensor_file.h"
 #include "base/err.h"
+#include "base/files.h"
 #include "format/npy.h"
 #include "format/pt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int tensor_load(const char *path, tensor *out)
@@ -39,3 +41,13 @@ int tensor_load(const char *path, tensor *out)
     return 0;
 }
 
+
+int tensor_load_in(const char *dir, const char *name, tensor *out)
+{
+    if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+        return err_input(name, "is not a file name inside dump_tensor_data");
+    char *path = path_join(dir, name);
+    int rc = tensor_load(path, out);
+    free(path);
+    return rc;
+}

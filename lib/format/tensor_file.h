@@ -10,4 +10,9 @@
  * metrics_compare does. Returns 0, or -1 with the error recorded naming the
  * path (ERR_CHANGED when the file was truncated while being read). */
 int tensor_load(const char *path, tensor *out);
+
+/* tensor_load of the file `name` of the directory `dir` (a dump's
+ * dump_tensor_data): `name` comes from dump.json, so anything but a plain
+ * file name ("../x", "a/b", ".", "") is refused, naming it. */
+int tensor_load_in(const char *dir, const char *name, tensor *out);
 #endif

@@ -250,6 +250,11 @@ static int finish_entry(flattener *f, size_t first)
     return 0;
 }
 
+/* The members of an entry read_op() reads, in this order, and the prefix
+ * of their rows. */
+static const char *const io_keys[5] = {"input_args", "input_kwargs", "input", "output", "parameters"};
+static const char *const io_names[5] = {".input", ".input", ".input", ".output", ".parameters"};
+
 static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen, const jval *value)
 {
     dump_data *d = f->d;
@@ -286,8 +291,6 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
     if (whole) {
         rc = dump_flatten(f, value, 0);
     } else {
-        static const char *const io_keys[5] = {"input_args", "input_kwargs", "input", "output", "parameters"};
-        static const char *const io_names[5] = {".input", ".input", ".input", ".output", ".parameters"};
         for (int i = 0; i < 5 && rc == 0; i++) {
             const jval *part = json_get(value, io_keys[i]);
             if (!part)
@@ -503,6 +506,76 @@ out:
     free(f.md5);
     file_unmap(&map);
     return rc;
+}
+
+void dump_init(dump_data *d, const char *path)
+{
+    memset(d, 0, sizeof *d);
+    d->path = xstrdup(path);
+    d->file_type = DUMP_JSON;
+    arena_init(&d->mem, 1 << 16);
+}
+
+void dump_clear(dump_data *d)
+{
+    d->nrows = d->nentries = 0;
+    arena_reset(&d->mem);
+}
+
+int dump_entry_has_md5(const jval *entry) { return entry->type == J_OBJECT && entry_has_md5(entry); }
+
+int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *value, dump_leaf_fn leaf, void *ctx)
+{
+    flattener f = {.d = d, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT, .on_row = leaf, .on_row_ctx = ctx};
+    f.entry_name = arena_strndup(&d->mem, name, namelen);
+    GROW(d->entries, d->entries_cap, d->nentries + 1);
+    dump_entry *e = &d->entries[d->nentries++];
+    e->name = f.entry_name;
+    e->first_row = d->nrows;
+    f.in_params_grad = dump_has_component(name, namelen, "parameters_grad");
+    int whole = f.in_params_grad || dump_has_component(name, namelen, "debug");
+    int rc = 0;
+    sb_add(&f.prefix, name, namelen);
+    if (whole) {
+        rc = dump_flatten(&f, value, 0);
+    } else if (value->type == J_OBJECT) {
+        for (int i = 0; i < 5 && rc == 0; i++) {
+            const jval *part = json_get(value, io_keys[i]);
+            if (!part)
+                continue;
+            f.prefix.len = namelen;
+            sb_adds(&f.prefix, io_names[i]);
+            rc = dump_flatten(&f, part, 0);
+        }
+    }
+    for (size_t i = e->first_row; i < d->nrows && rc == 0; i++) {
+        dump_row *r = &d->rows[i];
+        size_t api_len;
+        int state;
+        if (row_name_state(r->name, &api_len, &state) != 0) {
+            state = ST_UNKNOWN;
+            api_len = 0;
+        }
+        r->state = (uint8_t)state;
+        r->api_len = (uint32_t)api_len;
+        r->entry = (uint32_t)(d->nentries - 1);
+    }
+    e->nrows = d->nrows - e->first_row;
+    sb_free(&f.prefix);
+    sb_free(&f.tmp);
+    return rc;
+}
+
+int dump_framework_text(const char *framework, const void *buf, size_t len)
+{
+    if (framework && !strcmp(framework, "pytorch"))
+        return 'p';
+    if (framework && !strcmp(framework, "mindspore"))
+        return 'm';
+    dump_data d;
+    memset(&d, 0, sizeof d);
+    scan_framework(&d, (const char *)buf, len);
+    return d.framework_hint;
 }
 
 int dump_framework(const dump_data *d)

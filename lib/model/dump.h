@@ -36,6 +36,31 @@ int dump_load_ex(const char *path, unsigned flags, dump_data *d);
  * the file's size is added to the current phase's total. */
 int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d);
 
+/* A dump.json read entry by entry by its caller (graph walks the file
+ * itself and keeps only an index of its entries): dump_init() prepares an
+ * empty d (`path` names the file in messages), dump_entry_rows() appends
+ * the rows msprobe's read_op() makes of one parsed entry value, as a new
+ * entry, and dump_clear() forgets entries and rows again (free with
+ * dump_free()). The rows are in read order -- input_args, input_kwargs,
+ * input, output, parameters -- not re-ordered by state, and the values are
+ * not checked the way compare checks them; a row whose name has no state
+ * gets ST_UNKNOWN. `leaf`, when not NULL, is called as each row is made
+ * with the leaf object it comes from (NULL for a null item). 0, or -1 with
+ * the error recorded (nesting deeper than 10 levels, a data_name that is
+ * not text, a ragged slice). */
+typedef void (*dump_leaf_fn)(void *ctx, const jval *leaf);
+void dump_init(dump_data *d, const char *path);
+int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *value, dump_leaf_fn leaf, void *ctx);
+void dump_clear(dump_data *d);
+/* msprobe's md5_find() on one entry value of dump.json. */
+int dump_entry_has_md5(const jval *entry);
+
+/* msprobe's detect_framework_by_dump_json() for a reader of its own: the
+ * "framework" value (NULL when absent or not a string), else the scan of
+ * the file's text buf[0..len) for a "type" naming mindspore or torch;
+ * 'p', 'm' or 0. */
+int dump_framework_text(const char *framework, const void *buf, size_t len);
+
 /* 'p' (PyTorch), 'm' (MindSpore) or 0: the "framework" key, else msprobe's
  * scan of the leaf types. */
 int dump_framework(const dump_data *d);

@@ -230,6 +230,8 @@ static void first_diff_stats(flattener *f, dump_row *r, int from_leaf_keys)
 static void null_row(flattener *f)
 {
     dump_row *r = new_row(f->d);
+    if (f->on_row)
+        f->on_row(f->on_row_ctx, NULL);
     r->name = mem_sb(f->d, &f->prefix);
     r->dtype = "None";
     r->shape = "None";
@@ -309,6 +311,8 @@ static int leaf_row(flattener *f, const jval *leaf)
 {
     dump_data *d = f->d;
     dump_row *r = new_row(d);
+    if (f->on_row)
+        f->on_row(f->on_row_ctx, leaf);
     leaf_fields lf;
     leaf_scan(leaf, &lf);
     const jval *dn = lf.data_name;

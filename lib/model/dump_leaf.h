@@ -17,6 +17,9 @@ typedef struct {
     uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
     size_t md5_cap;
     const char *entry_name;
+    /* dump_entry_rows(): told each row's leaf object (NULL: a null item) */
+    void (*on_row)(void *ctx, const jval *leaf);
+    void *on_row_ctx;
     strbuf prefix;
     strbuf tmp;
 } flattener;

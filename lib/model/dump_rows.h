@@ -11,7 +11,8 @@
 #include "py/pyvalue.h"
 
 /* Row states in msprobe's terms; kwargs count as inputs. */
-enum row_state { ST_INPUT, ST_KWARGS, ST_OUTPUT, ST_PARAMS, ST_PARAMS_GRAD, ST_DEBUG };
+enum row_state { ST_INPUT, ST_KWARGS, ST_OUTPUT, ST_PARAMS, ST_PARAMS_GRAD, ST_DEBUG,
+                 ST_UNKNOWN /* dump_entry_rows(): a name without a state */ };
 
 typedef struct {
     const char *name;       /* row name */

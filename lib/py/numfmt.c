@@ -375,6 +375,25 @@ static void shortest_slow(double ax, uint64_t *c, int *exp10)
     }
 }
 
+int fmt_shortest(double x, uint64_t *digits, int *exp10)
+{
+    uint64_t bits = dbl_bits(x);
+    int bexp = (int)(bits >> 52) & 0x7FF;
+    uint64_t frac = bits & MANT_MASK;
+    pow10_ready();
+    uint64_t c;
+    int j;
+    if (!shortest(bexp ? frac | HIDDEN_BIT : frac, bexp ? bexp - 1075 : -1074, frac == 0 && bexp > 1, &c, &j))
+        shortest_slow(fabs(x), &c, &j);
+    while (c % 10 == 0) {
+        c /= 10;
+        j++;
+    }
+    *digits = c;
+    *exp10 = j;
+    return decimal_len(c);
+}
+
 size_t fmt_pyrepr(double x, char *buf)
 {
     uint64_t bits = dbl_bits(x);

@@ -14,6 +14,7 @@
 #define MSP_NUMFMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Size of a buffer that holds any result of the formatters below. */
 enum { NUMFMT_BUFSZ = 32 };
@@ -30,6 +31,11 @@ enum { NUMFMT_BUFSZ = 32 };
  * "-0.0"), else "1e-05", "1.2345678901234568e+17"; "inf", "-inf", "nan". */
 size_t fmt_g16(double x, char *buf);
 size_t fmt_pyrepr(double x, char *buf);
+
+/* The digits repr() writes for a finite, nonzero x: |x| = digits * 10^exp10,
+ * digits without trailing zeros (at most 17 of them). Returns their count.
+ * For roundings that start from the shortest digits (graph's %.6f). */
+int fmt_shortest(double x, uint64_t *digits, int *exp10);
 
 /* s[0..n) is a JSON number (-?int(.frac)?([eE][+-]?digits)?), not
  * NUL-terminated.  Returns exactly what strtod() returns for that text:

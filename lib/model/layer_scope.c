@@ -4,7 +4,7 @@
  * de-duplicated layout of msprobe >= 1.3 is read like the old one (lib/stack
  * converts it), where 8.1.0 finds no stack in it and so places every API
  * without the framework function that called it. */
-#include "compare/mapping/layer_scope.h"
+#include "model/layer_scope.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "format/json.h"

@@ -2,8 +2,8 @@
  * §4.7 steps 1-3; msprobe's data_scope_parser and postprocess_pass): each
  * entry's layer scope (its module path), the framework function that called
  * it (from stack.json) and its full scope, placed in a tree of scopes. */
-#ifndef MSP_COMPARE_LAYER_SCOPE_H
-#define MSP_COMPARE_LAYER_SCOPE_H
+#ifndef MSP_MODEL_LAYER_SCOPE_H
+#define MSP_MODEL_LAYER_SCOPE_H
 
 #include <stddef.h>
 #include <string.h>

@@ -1,0 +1,256 @@
+/* One rank directory as graph reads it (spec §2.3 step 7, §3): its
+ * construct.json, dump.json and stack.json must all be there. dump.json is
+ * mapped and walked once: each entry of "data" is located (and, when asked,
+ * parsed for its md5 or its overflow scene), never kept as a tree; the
+ * graph reads an entry again when it needs its items. */
+#include "graph/graph.h"
+#include "base/err.h"
+#include "base/mem.h"
+#include "model/overflow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Parsed bytes are reported in steps of this much. */
+#define REPORT_STEP (256u << 10)
+
+/* A file of the rank directory: dir/name, a regular file. */
+static char *rank_file(const char *dir, const char *name)
+{
+    char *p = path_join(dir, name);
+    if (path_require(p, 0) != 0) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int index_data(rankdata *rd, jparser *jp, unsigned need, progress_job *pj, size_t *reported)
+{
+    arena scratch;
+    arena_init(&scratch, 1 << 16);
+    rd->nentries = 0;
+    strmap_clear(&rd->by_name);
+    rd->has_md5 = 0;
+    int rc = -1, found = 0;
+    if (jp_object_begin(jp) != 0)
+        goto out;
+    for (;;) {
+        const char *key;
+        size_t keylen;
+        int more = jp_object_next(jp, &scratch, &key, &keylen);
+        if (more < 0)
+            goto out;
+        if (!more)
+            break;
+        if (jp_peek(jp) < 0)
+            goto out;
+        size_t off = (size_t)(jp->p - jp->start);
+        size_t *slot = strmap_get(&rd->by_name, key, keylen);
+        rank_entry *e;
+        if (!slot) {
+            GROW(rd->entries, rd->cap, rd->nentries + 1);
+            e = &rd->entries[rd->nentries];
+            e->name = arena_strndup(&rd->mem, key, keylen);
+            e->namelen = (uint32_t)keylen;
+            int added;
+            strmap_put(&rd->by_name, e->name, keylen, rd->nentries, &added);
+            rd->nentries++;
+        } else {
+            e = &rd->entries[*slot];
+        }
+        e->overflow = 0;
+        e->has_md5 = 0;
+        int want_md5 = (need & RANK_NEED_MD5) && !found;
+        if (need & RANK_NEED_OVERFLOW) {
+            jval v;
+            if (jp_value(jp, &scratch, &v) != 0)
+                goto out;
+            e->overflow = (uint8_t)ovf_scene_level(ovf_classify(e->name, &v));
+            e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
+            found |= e->has_md5;
+        } else if (jp_skim(jp, 0) == 1) {
+            /* A skimmed value has no escapes: without the text "md5" it
+             * has no md5 key, and only an entry with it is parsed. */
+            size_t len = (size_t)(jp->p - jp->start) - off;
+            if (want_md5 && memmem(jp->start + off, len, "\"md5\"", 5)) {
+                jparser sub;
+                jp_init(&sub, rd->dump_path, jp->start + off, len);
+                jval v;
+                int bad = jp_value(&sub, &scratch, &v);
+                jp_free(&sub);
+                if (bad)
+                    goto out;
+                e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
+                found |= e->has_md5;
+            }
+        } else if (want_md5) {
+            jval v;
+            if (jp_value(jp, &scratch, &v) != 0)
+                goto out;
+            e->has_md5 = (uint8_t)dump_entry_has_md5(&v);
+            found |= e->has_md5;
+        } else if (jp_skip(jp) != 0) {
+            goto out;
+        }
+        e->off = off;
+        e->len = (size_t)(jp->p - jp->start) - off;
+        arena_reset(&scratch);
+        size_t parsed = (size_t)(jp->p - jp->start);
+        if (parsed - *reported >= REPORT_STEP) {
+            progress_add(pj, parsed - *reported);
+            *reported = parsed;
+        }
+    }
+    /* md5_find(): the last value of a repeated name counts */
+    for (size_t i = 0; i < rd->nentries; i++)
+        rd->has_md5 |= rd->entries[i].has_md5;
+    rc = 0;
+out:
+    arena_free(&scratch);
+    return rc;
+}
+
+/* The top level of dump.json: "data" indexed; "task", "framework" and
+ * "dump_data_dir" kept. A repeated key counts with its last value. */
+static int read_dump(rankdata *rd, unsigned need, progress_job *pj)
+{
+    jparser jp;
+    jp_init(&jp, rd->dump_path, rd->dump.data, rd->dump.size);
+    arena scratch;
+    arena_init(&scratch, 1 << 12);
+    char *framework = NULL;
+    size_t reported = 0;
+    int rc = -1;
+    if (jp_peek(&jp) != '{') {
+        if (jp_peek(&jp) < 0 || jp_skip(&jp) == 0)
+            err_input(rd->dump_path, "is not a JSON object (expected {\"task\": ..., \"data\": {...}})");
+        goto out;
+    }
+    jp_object_begin(&jp);
+    for (;;) {
+        const char *key;
+        size_t keylen;
+        int more = jp_object_next(&jp, &scratch, &key, &keylen);
+        if (more < 0)
+            goto out;
+        if (!more)
+            break;
+        if (keylen == 4 && !memcmp(key, "data", 4)) {
+            if (jp_peek(&jp) != '{') {
+                if (jp_skip(&jp) == 0)
+                    err_input(rd->dump_path, "'data' is not an object");
+                goto out;
+            }
+            if (index_data(rd, &jp, need, pj, &reported) != 0)
+                goto out;
+            continue;
+        }
+        int is_dir = keylen == 13 && !memcmp(key, "dump_data_dir", 13);
+        jval v;
+        if (jp_value(&jp, is_dir ? &rd->mem : &scratch, &v) != 0)
+            goto out;
+        if (is_dir) {
+            rd->dump_data_dir = v;
+        } else if (keylen == 4 && !memcmp(key, "task", 4)) {
+            free(rd->task);
+            rd->task = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
+            rd->task_truthy = json_truthy(&v);
+        } else if (keylen == 9 && !memcmp(key, "framework", 9)) {
+            free(framework);
+            framework = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
+        }
+        arena_reset(&scratch);
+    }
+    if (jp_end(&jp) != 0)
+        goto out;
+    rd->framework = dump_framework_text(framework, rd->dump.data, rd->dump.size);
+    progress_add(pj, rd->dump.size - reported);
+    rc = 0;
+out:
+    free(framework);
+    arena_free(&scratch);
+    jp_free(&jp);
+    return rc;
+}
+
+/* construct.json: {node: parent}; a parent is a node name, or null / ""
+ * (the root). The newest msprobe writes [parent, micro_step]: its parent
+ * counts. */
+static int read_construct(rankdata *rd)
+{
+    if (file_load(rd->construct_path, 0, &rd->cfile) != 0)
+        return -1;
+    if (json_parse(rd->construct_path, rd->cfile.data, rd->cfile.size, &rd->mem, &rd->construct) != 0)
+        return -1;
+    if (rd->construct.type != J_OBJECT)
+        return err_input(rd->construct_path, "is not a JSON object of node: parent");
+    for (uint32_t i = 0; i < rd->construct.len; i++) {
+        jmember *m = &rd->construct.u.members[i];
+        jval *v = &m->val;
+        if (v->type == J_ARRAY) {
+            if (v->len == 0)
+                v->type = J_NULL;
+            else
+                *v = v->u.items[0];
+        }
+        if (v->type != J_STRING && v->type != J_NULL)
+            return err_input(rd->construct_path, "the parent of %.*s is neither a node name nor null",
+                             (int)(m->keylen > 200 ? 200 : m->keylen), m->key);
+    }
+    return 0;
+}
+
+int rank_load(rankdata *rd, const char *dir, unsigned need, progress_job *pj)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->dir = xstrdup(dir);
+    arena_init(&rd->mem, 1 << 16);
+    strmap_init(&rd->by_name, 1024);
+    rd->dump_data_dir.type = J_STRING;
+    rd->dump_data_dir.u.str = "";
+    /* msprobe checks construct.json, dump.json, stack.json in this order */
+    if (!(rd->construct_path = rank_file(dir, "construct.json")) || !(rd->dump_path = rank_file(dir, "dump.json")) ||
+        !(rd->stack_path = rank_file(dir, "stack.json")))
+        return -1;
+    rd->tensor_dir = path_join(dir, "dump_tensor_data");
+    if (read_construct(rd) != 0)
+        return -1;
+    if (file_map(rd->dump_path, 0, &rd->dump) != 0)
+        return -1;
+    if (rd->dump.size == 0)
+        return err_input(rd->dump_path, "is empty");
+    progress_expect(pj, rd->dump.size);
+    file_guard g;
+    file_guard_begin(&g, &rd->dump);
+    int rc = read_dump(rd, need, pj);
+    if (file_guard_end(&g) != 0)
+        rc = -1;
+    if (rc != 0)
+        return -1;
+    return stack_load(rd->stack_path, &rd->stack);
+}
+
+void rank_free(rankdata *rd)
+{
+    free(rd->dir);
+    free(rd->dump_path);
+    free(rd->construct_path);
+    free(rd->stack_path);
+    free(rd->tensor_dir);
+    free(rd->task);
+    file_unmap(&rd->dump);
+    file_unmap(&rd->cfile);
+    free(rd->entries);
+    strmap_free(&rd->by_name);
+    if (rd->stack.path)
+        stack_free(&rd->stack);
+    arena_free(&rd->mem);
+    memset(rd, 0, sizeof *rd);
+}
+
+long rank_entry_of(const rankdata *rd, const char *name, size_t len)
+{
+    const size_t *i = strmap_get(&rd->by_name, name, len);
+    return i ? (long)*i : -1;
+}

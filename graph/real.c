@@ -1,0 +1,219 @@
+/* Tensor mode (spec §5.7): the rows of every matched pair form one table,
+ * one entry per NPU row name (the last row of a name wins, as msprobe's
+ * dict does); each pair of tensor files is compared once by the compare's
+ * metrics kernel (model/metrics), on every core; then each compared NPU
+ * node gets its index from the one-thousandth ratios of its items. */
+#include "graph/compare.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "base/mem.h"
+#include "base/pool.h"
+#include "format/tensor_file.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const REAL_COLUMNS[MET_COUNT] = {"Cosine",         "EucDist",
+                                             "MaxAbsErr",      "MaxRelativeErr",
+                                             "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
+
+void real_add(gcompare *c, const gitems *ni, const gitems *bi, const rowpair *p, size_t np)
+{
+    for (size_t k = 0; k < np; k++) {
+        const dump_row *n = &ni->rows.rows[p[k].n];
+        const dump_row *b = p[k].b >= 0 ? &bi->rows.rows[p[k].b] : NULL;
+        size_t len = strlen(n->name);
+        const size_t *at = strmap_get(&c->real_by_name, n->name, len);
+        real_row *r;
+        if (at) {
+            r = &c->real[*at];
+        } else {
+            GROW(c->real, c->realcap, c->nreal + 1);
+            r = &c->real[c->nreal];
+            memset(r, 0, sizeof *r);
+            r->name = arena_strndup(&c->mem, n->name, len);
+            int added;
+            strmap_put(&c->real_by_name, r->name, len, c->nreal, &added);
+            c->nreal++;
+        }
+        r->npu_file = arena_strndup(&c->mem, n->data_name, strlen(n->data_name));
+        /* a row beyond the Bench rows has no Bench file */
+        r->bench_file = b ? arena_strndup(&c->mem, b->data_name, strlen(b->data_name)) : "-1";
+    }
+}
+
+const real_row *real_find(const gcompare *c, const char *name)
+{
+    const size_t *at = strmap_get(&c->real_by_name, name, strlen(name));
+    return at ? &c->real[*at] : NULL;
+}
+
+static void unsupported(tensor_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    for (int k = 0; k < MET_COUNT; k++)
+        m->kind[k] = MK_UNSUPPORTED;
+}
+
+static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
+                  NOT_COMPARED[] = "tensor pairs not compared";
+
+/* A file changed during the run, or over a limit, stops the run (exit 2);
+ * any other failure to read is msprobe's "not found or read failed". */
+static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
+
+static int real_one(void *arg, size_t i)
+{
+    gcompare *c = arg;
+    real_row *r = &c->real[i];
+    unsupported(&r->m);
+    if (!strcmp(r->npu_file, "-1") || !strcmp(r->bench_file, "-1"))
+        return 0;
+    tensor tn, tb;
+    int ok = tensor_load_in(c->n->rd->tensor_dir, r->npu_file, &tn) == 0;
+    if (ok && tensor_load_in(c->b->rd->tensor_dir, r->bench_file, &tb) != 0) {
+        tensor_free(&tn);
+        ok = 0;
+    }
+    if (!ok) {
+        if (fatal_cause())
+            return -1;
+        log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
+        err_clear();
+        return 0;
+    }
+    progress_bytes(c->pj, tn.storage_size + tb.storage_size);
+    int rc = metrics_compare(&tn, &tb, 0, &r->m);
+    tensor_free(&tn);
+    tensor_free(&tb);
+    if (rc != 0) {
+        if (fatal_cause())
+            return -1;
+        log_warn_as(NOT_COMPARED, "%s", err_message());
+        err_clear();
+        unsupported(&r->m);
+    }
+    progress_add(c->pj, 1);
+    return 0;
+}
+
+int real_metrics(gcompare *c)
+{
+    progress_phase(c->pj, "tensors", c->nreal, PROGRESS_ITEMS);
+    return pool_run(c->nreal, c->o->jobs > 0 ? c->o->jobs : 1, real_one, c, NULL);
+}
+
+void real_cells(const real_row *r, gcell out[MET_COUNT])
+{
+    for (int k = 0; k < MET_COUNT; k++) {
+        memset(&out[k].v, 0, sizeof out[k].v);
+        if (r->m.kind[k] == MK_NUM) {
+            out[k].v.kind = PV_FLOAT;
+            out[k].v.num = r->m.value[k];
+        } else {
+            out[k].v.kind = PV_STR;
+            out[k].v.text = metric_kind_text(r->m.kind[k]);
+            out[k].v.len = (uint32_t)strlen(out[k].v.text);
+        }
+    }
+}
+
+static int is_invalid(const pyval *v) { return v->kind == PV_FLOAT && (isnan(v->num) || isinf(v->num)); }
+
+/* The shape of an item is falsy: a 0-d tensor's [], or none. */
+static int shape_falsy(const gitem *g)
+{
+    if (!g->leaf)
+        return 1;
+    if (!json_truthy(json_get(g->leaf, "dtype")))
+        return 0;   /* gen_op_item's shape text, never empty */
+    const jval *s = json_get(g->leaf, "shape");
+    return !s || !json_truthy(s);
+}
+
+enum { SIDE_NONE, SIDE_NA, SIDE_NUM };
+
+/* _add_real_compare_data(): the smallest one-thousandth ratio of a side */
+static int side_min(const gcompare *c, const gitems *it, int out, double *min)
+{
+    const gitem *v = out ? it->out : it->in;
+    size_t n = out ? it->nout : it->nin;
+    int any = 0, na = 0;
+    double m = 1.0, first = 0;
+    for (size_t k = 0; k < n; k++) {
+        const dump_row *row = gitem_row(it, &v[k]);
+        if (row->stat[0].kind == PV_NONE)
+            continue;
+        const real_row *r = real_find(c, row->name);
+        if (r) {
+            if (shape_falsy(&v[k]))
+                continue;   /* spec §10 #14: not even the NaN test */
+            int kind = r->m.kind[MET_ONE_THOUSANDTH];
+            if (kind == MK_NUM || kind == MK_NAN) {
+                double t = kind == MK_NUM ? r->m.value[MET_ONE_THOUSANDTH] : NAN;
+                /* Python's min(numbers + [1.0]): the first smallest, a
+                 * leading NaN stays */
+                if (!any)
+                    first = t;
+                else if (t < first)
+                    first = t;
+                any = 1;
+            }
+        }
+        if (is_invalid(&row->stat[0]) || is_invalid(&row->stat[1]))
+            na = 1;
+    }
+    if (na)
+        return SIDE_NA;
+    if (!any)
+        return SIDE_NONE;
+    m = 1.0 < first ? 1.0 : first;
+    *min = m;
+    return SIDE_NUM;
+}
+
+int real_indexes(gcompare *c)
+{
+    gitems it;
+    gitems_init(&it);
+    file_guard g;
+    file_guard_begin(&g, &c->n->rd->dump);
+    int rc = 0;
+    for (size_t q = 0; q < c->nqueued && rc == 0; q++) {
+        gnode *nd = &c->n->nodes[c->queued[q]];
+        if ((rc = gitems_read(&it, c->n->rd, nd->entry)) != 0)
+            break;
+        double in = 0, out = 0;
+        int si = side_min(c, &it, 0, &in), so = side_min(c, &it, 1, &out);
+        double v;
+        int kind = PX_INT;
+        if (so == SIDE_NA) {
+            v = 1;
+        } else if (si == SIDE_NA) {
+            v = 0;
+        } else if (si == SIDE_NUM && so == SIDE_NUM) {
+            v = in - out;
+            kind = PX_FLOAT;
+        } else {
+            v = 0;
+        }
+        if (isnan(v)) {
+            /* msprobe writes a bare NaN (spec §10 #7): the worst */
+            v = 1;
+            kind = PX_INT;
+        } else if (v < 0) {
+            v = 0;
+            kind = PX_INT;
+        } else if (v > 1) {
+            v = 1;
+            kind = PX_INT;
+        }
+        nd->px = v;
+        nd->px_kind = (uint8_t)kind;
+    }
+    if (file_guard_end(&g) != 0)
+        rc = -1;
+    gitems_free(&it);
+    return rc;
+}

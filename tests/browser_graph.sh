@@ -1,0 +1,60 @@
+#!/bin/sh
+# The graph page in a browser: pages written by `msprobe graph --html` and
+# `msprobe graph view` opened in headless Chromium (Debian's chromium) and
+# used through the DevTools protocol by tests/browser_graph.py -- a module
+# expanded, a name searched, a matched node clicked and the other run's tree
+# following it, a communication node's link to its rank's page -- with any
+# console error failing the test; the largest .vis of ../shared/corpus (as
+# msprobe wrote it) must open in under 2 s. Without the corpus, a generated
+# pair. Skipped, and said so, without chromium or python3.
+#
+#   tests/browser_graph.sh BUILD [SCREENSHOT.png]   (the README's picture:
+#                                                     docs/graph_page.png)
+set -u
+BUILD=${1:-build}
+SHOT=${2:-}
+top=$(cd "$(dirname "$0")/.." && pwd)
+BIN="$top/$BUILD/msprobe"
+CORPUS=${CORPUS:-$top/../shared/corpus}
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$CHROMIUM" ]; then
+    echo "SKIPPED: graph page browser test (chromium not installed; deps.sh installs it)"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "SKIPPED: graph page browser test (python3 not installed)"
+    exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+drive() {   # drive PAGE ARGS...: the browser test of one page
+    if timeout 300 python3 "$top/tests/browser_graph.py" "$CHROMIUM" "$@" > "$tmp/log" 2>&1; then
+        sed 's/^/ok   /;2,$s/^ok   /     /' "$tmp/log"
+    else
+        sed 's/^/FAIL /;2,$s/^FAIL /     /' "$tmp/log"
+        fail=1
+    fi
+}
+page() {    # page DIR PATTERN: the one page of DIR
+    find "$1" -name "$2" | head -1
+}
+if [ -d "$CORPUS/mix" ]; then
+    (cd "$CORPUS/mix" && "$BIN" graph -q -tp target/statistics/step0/rank -gp bench/statistics/step0/rank \
+        -o "$tmp/mix" --html -oc) || fail=1
+    drive "$(page "$tmp/mix" '*.html')" --search conv2d ${SHOT:+--screenshot "$SHOT"}
+    (cd "$CORPUS/mix" && "$BIN" graph -q -tp target/statistics/step0/rank -o "$tmp/build" --html) || fail=1
+    drive "$(page "$tmp/build" '*.html')" --search relu
+    (cd "$CORPUS/nan4" && "$BIN" graph -q -tp fwd_inf_r2_mix/statistics/step0 -gp clean_mix/statistics/step0 \
+        -o "$tmp/nan4" --html -oc) || fail=1
+    drive "$(page "$tmp/nan4" 'compare_rank2_*.html')" --search exp
+    # the largest .vis msprobe wrote, through graph view
+    big=$(ls -S "$CORPUS"/*/expected/graph/*/*.vis | head -1)
+    "$BIN" graph view -q "$big" -o "$tmp/big.html" || fail=1
+    drive "$tmp/big.html" --expect-open-s 2 --search forward
+else
+    "$top/$BUILD/tools/gen_graph" --out "$tmp/gen" --blocks 200 || fail=1
+    "$BIN" graph -q -tp "$tmp/gen/target" -gp "$tmp/gen/bench" -o "$tmp/gen/out" --html || fail=1
+    drive "$(page "$tmp/gen/out" '*.html')" --expect-open-s 2 --search linear.1 ${SHOT:+--screenshot "$SHOT"}
+fi
+exit $fail
