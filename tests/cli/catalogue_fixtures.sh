@@ -289,3 +289,30 @@ awk 'BEGIN { printf "{"; for (i = 0; i < 40; i++) printf "%s\"r%d\": {\"rank\": 
     > "$C/anomaly/rank0/anomaly.json"
 awk 'BEGIN { for (s = 1; s < 200; s++) printf "0,fc.input,%d,0,-1.5,2.0,3.25,0.0,0,0.1,\"[4, 2]\",torch.float32\n", s }' \
     >> "$C/mon/Nov25_01-23-20-rank0-0000abc0/actv_0-199.csv"
+
+# ---- graph: its dump directories (dump.json, construct.json, stack.json) and .vis files ----
+g_dir() {    # a copy of the features' rank directory, NAME
+    mkdir -p "$C/$1" && cp "$feat_t/dump.json" "$feat_t/stack.json" "$feat_t/construct.json" "$C/$1/"
+}
+for k in dump stack construct; do
+    g_dir "g_deep_$k"
+    python3 -c 'print("{\"task\": \"statistics\", \"data\": {\"a\": " + "[" * 100000 + "]" * 100000 + "}}")' > "$C/g_deep_$k/$k.json"
+done
+g_dir g_fifo_construct && rm "$C/g_fifo_construct/construct.json" && mkfifo "$C/g_fifo_construct/construct.json"
+g_dir g_dir_construct && rm "$C/g_dir_construct/construct.json" && mkdir "$C/g_dir_construct/construct.json"
+g_dir g_link_construct && rm "$C/g_link_construct/construct.json" && ln -s /dev/zero "$C/g_link_construct/construct.json"
+g_dir g_empty_construct && : > "$C/g_empty_construct/construct.json"
+g_dir g_num_construct && printf '{"Module.a.A.forward.0": 1e999}' > "$C/g_num_construct/construct.json"
+# .vis files for graph view: text after the object that would end the page's
+# script element, empty, cut short, nested 100,000 deep, a list, invalid
+# UTF-8, a FIFO, a directory, a link to /dev/zero
+printf '{"NPU": {}}</script><script>alert(1)</script>' > "$C/script.vis"
+: > "$C/empty.vis"
+printf '{"NPU": {"node": ' > "$C/trunc.vis"
+python3 -c 'print("{\"a\": " + "[" * 100000 + "]" * 100000 + "}")' > "$C/deep.vis"
+printf '[1, 2]' > "$C/list.vis"
+printf '{"a": "\377"}' > "$C/utf8.vis"
+mkfifo "$C/fifo.vis"
+mkdir -p "$C/dir.vis"
+ln -s /dev/zero "$C/zero.vis"
+awk 'BEGIN { printf "{\"a\": ["; for (i = 0; i < 5000; i++) printf "%d, ", i; printf "0]}" }' > "$C/big.vis"

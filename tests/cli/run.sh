@@ -108,8 +108,11 @@ while IFS='|' read -r name code errtext golden args; do
     # "term:GLOB ARGS": SIGTERM as soon as a file named GLOB shows in $O
     # (a temporary output being written); exit 143 expected, and nothing
     # may be left in $O;
-    # "nobody: ARGS": run as the user nobody (see above)
-    fsize=unlimited xfsz=ignore term="" user=""
+    # "nobody: ARGS": run as the user nobody (see above);
+    # "mkout: ARGS": $O exists (empty) before the run, for commands that
+    # write into an existing directory (graph view -o $O/page.html); a
+    # failed run must leave it empty
+    fsize=unlimited xfsz=ignore term="" user="" mkout=""
     while :; do
         args=$(trim "$args")
         case "$args" in
@@ -117,6 +120,7 @@ while IFS='|' read -r name code errtext golden args; do
         xfsz:*) args=${args#xfsz:}; fsize=${args%% *}; args=${args#* }; xfsz=default ;;
         term:*) args=${args#term:}; term=${args%% *}; args=${args#* } ;;
         nobody:*) args=${args#nobody:}; user=nobody ;;
+        mkout:*) args=${args#mkout:}; mkout=1 ;;
         *) break ;;
         esac
     done
@@ -133,6 +137,7 @@ while IFS='|' read -r name code errtext golden args; do
     # (not around a run to be interrupted: the signal goes to msprobe itself)
     [ -n "$PEAK" ] && [ -z "$term" ] && wrap="$PEAK $W/peak $wrap"
     rm -f "$W/peak"
+    [ -n "$mkout" ] && mkdir -p "$O"
     if [ -n "$term" ]; then
         # shellcheck disable=SC2086
         $wrap "$prog" $args > "$W/stdout" 2> "$W/stderr" &
@@ -168,7 +173,8 @@ while IFS='|' read -r name code errtext golden args; do
     fi
     # $O does not exist before the run: a failed run must not leave it
     # (nor anything under it) behind
-    if [ -z "$why" ] && { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -e "$O" ]; then
+    if [ -z "$why" ] && { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -e "$O" ] &&
+        { [ -z "$mkout" ] || [ -n "$(find "$O" -mindepth 1)" ]; }; then
         why="left $O behind: $(find "$O" | tr '\n' ' ')"
     fi
     if [ -z "$why" ]; then

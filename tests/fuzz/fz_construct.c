@@ -3,7 +3,7 @@
  * micro steps (micro_load) -- on the input as construct.json. */
 #include "tests/fuzz/fuzz.h"
 
-#include "compare/mapping/layer_scope.h"
+#include "model/layer_scope.h"
 #include "monitor/data2db/micro.h"
 #include "model/dump.h"
 

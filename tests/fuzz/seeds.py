@@ -139,6 +139,8 @@ def main():
     put_files("fz_xlsx", xlsx_files)
     put_files("fz_merge_read", xlsx_files + [f for f in csv_files if "compare_result" in f or "golden" in f])
     put_files("fz_pack", zip_files)
+    put_files("fz_vis", files("*.vis"))
+    put("fz_vis", b'{"NPU": {"root": "a", "node": {"a": {"id": "a", "input_data": {"x": {"Max": NaN, "Min": -Infinity}}}}}}')
     for data in zip_members(xlsx_files, lambda n: n.endswith(".xml") or n.endswith(".rels")):
         put("fz_xml_expat", data)
     for a in argv_seeds():
