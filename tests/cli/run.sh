@@ -167,6 +167,10 @@ while IFS='|' read -r name code errtext golden args; do
     if [ -z "$why" ] && { [ "$rc" = 2 ] || [ -n "$term" ]; } && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
         why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
     fi
+    # CLI_PEAK_LOG=FILE: each case's peak memory (KiB) appended to FILE
+    if [ -n "${CLI_PEAK_LOG:-}" ] && [ -s "$W/peak" ]; then
+        printf '%s\t%s\n' "$(cat "$W/peak")" "$name" >> "$CLI_PEAK_LOG"
+    fi
     if [ -z "$why" ] && [ "$rc" = 2 ] && [ $check_peak = 1 ] && [ -s "$W/peak" ] &&
         [ "$(cat "$W/peak")" -gt $((PEAK_MB * 1024)) ]; then
         why="peak memory $(($(cat "$W/peak") / 1024)) MB, more than $PEAK_MB MB"
