@@ -4,8 +4,8 @@
  * reads them: objects as dicts (a repeated key keeps its first place and
  * its last value -- cJSON keeps every member, so the dict is made from its
  * list here), numbers by value. On every input cJSON refuses, ours refuses
- * too, but for the differences the README lists (Differences, the JSON
- * reader):
+ * too, but for the differences the README lists (Differences, "The readers
+ * against cJSON and expat"):
  *   - NaN, Infinity and -Infinity, which Python writes and cJSON refuses;
  *   - numbers written with more than 63 characters, which cJSON cannot
  *     read (it copies a number into a 64-byte buffer) and Python can.

@@ -7,8 +7,8 @@
  * prefixes stripped), the same attributes in the same order with the same
  * decoded values, and the same text inside the root element (CDATA
  * included, adjacent runs joined). On every input expat refuses, ours
- * refuses too, but for the differences the README lists (Differences, the
- * xlsx reader's XML), each recognised here by expat's error code. Ours
+ * refuses too, but for the differences the README lists (Differences, "The readers against
+ * cJSON and expat"), each recognised here by expat's error code. Ours
  * refusing what expat accepts is allowed (a DTD, another encoding than
  * UTF-8 declared). */
 #include "tests/fuzz/fuzz.h"
