@@ -5,6 +5,7 @@
 #   make check-aarch64  cross-build lib/ and its unit tests, run them under qemu-aarch64
 #   make demo       build and compare the example dumps of testdata/
 #   make bench      generate big dumps and time compare on them
+#   make fuzz       every reader under libFuzzer (clang), FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
 #
 # Dependencies (Debian): gcc make pkg-config zlib1g-dev libxlsxwriter-dev
@@ -25,6 +26,12 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -lpthread
 
 ifeq ($(SAN),1)
   CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+  LDFLAGS += -fsanitize=address,undefined
+endif
+# FUZZ=1 (make fuzz, with clang): everything instrumented for libFuzzer and
+# checked by ASan+UBSan; the harnesses get libFuzzer's main().
+ifeq ($(FUZZ),1)
+  CFLAGS += -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=address,undefined
 endif
 
@@ -52,7 +59,22 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 TEST_LIBS = $(COMMANDS) $(SUPPORT) $(ARCHIVE)
 
-.PHONY: all test test-plain test-asan check check-aarch64 demo bench install clean units tools
+# Fuzz harnesses (tests/fuzz/fz_*.c): libFuzzer binaries under FUZZ=1,
+# otherwise replay drivers (tests/fuzz/replay.c) that make test runs over
+# the kept findings and the seed corpora. cJSON and expat are the oracles
+# of the differential harnesses (test-only dependencies).
+FUZZ_SRC  := $(wildcard tests/fuzz/fz_*.c)
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+FUZZ_PKGS := libcjson expat
+FUZZ_OBJ  := $(BUILD)/tests/fuzz/fuzz.o
+ifeq ($(FUZZ),1)
+  FUZZ_LINK := -fsanitize=fuzzer
+else
+  FUZZ_OBJ  += $(BUILD)/tests/fuzz/replay.o
+  FUZZ_LINK :=
+endif
+
+.PHONY: all test test-plain test-asan test-fuzz check check-aarch64 demo bench install clean units tools fuzzers fuzz
 
 all: $(BIN)
 
@@ -101,15 +123,27 @@ $(BUILD)/tools/%: tests/tools/%.c $(TEST_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -o $@ $< $(TEST_LIBS) $(LDFLAGS) $(LDLIBS)
 
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(TEST_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(FUZZ_PKGS)) -MMD -MP \
+	    -o $@ $< $(FUZZ_OBJ) $(TEST_LIBS) $(LDFLAGS) $(FUZZ_LINK) $(LDLIBS) $(shell pkg-config --libs $(FUZZ_PKGS))
+
+# the tokenizer benchmark measures expat too
+$(BUILD)/tools/bench_xml: LDLIBS += $(shell pkg-config --libs expat)
+
 units: $(UNIT_BIN)
 tools: $(TOOL_BIN)
+fuzzers: $(FUZZ_BIN)
+.SECONDARY: $(FUZZ_OBJ)
 
 # The test suite: unit tests (cmocka), CLI behaviour tests, the conformance
 # test against ../shared/corpus when it exists; then all of it again under
-# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree.
+# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree;
+# then, once both are done (it takes every core), the short libFuzzer run.
 test: test-plain test-asan
+	@$(MAKE) --no-print-directory test-fuzz
 
-test-plain: $(BIN) units tools
+test-plain: $(BIN) units tools fuzzers
 	tests/run_tests.sh $(BUILD)
 
 test-asan:
@@ -128,6 +162,22 @@ demo: $(BIN)
 bench: $(BIN) tools
 	tests/bench.sh $(BUILD)
 
+# libFuzzer over every reader (clang): FUZZ_SECONDS per harness (default
+# 10), FUZZ_JOBS harnesses at once (default: all cores), FUZZ_ONLY=fz_npy
+# for one; findings land in build-fuzz/fuzz/findings/. make test runs it
+# where clang is installed (deps.sh installs it); the long run: README.
+fuzz:
+	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang FUZZ=1 OPT=-O1 fuzzers
+	tests/fuzz/run.sh build-fuzz
+
+test-fuzz:
+	@if command -v clang > /dev/null 2>&1; then \
+	    echo "== make fuzz (libFuzzer, $${FUZZ_SECONDS:-10} s per harness)"; \
+	    $(MAKE) --no-print-directory fuzz; \
+	else \
+	    echo "== make fuzz skipped: no clang on this machine (deps.sh installs it)"; \
+	fi
+
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/msprobe
@@ -136,6 +186,6 @@ install: $(BIN)
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
-	rm -rf build build-asan build-aarch64 build-aarch64.log
+	rm -rf build build-asan build-fuzz build-aarch64 build-aarch64.log
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -23,9 +23,11 @@
 #include "model/tensor_sums.h"
 #include "py/numfmt.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { SPLIT = 1 << 22 };
 
@@ -477,8 +479,12 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
 
 int cc_compare_ckpt(const cc_opts *o, const char *ckpt1, const char *ckpt2)
 {
-    if (out_name_taken(o->out))
+    if (out_name_taken(o->out)) {
+        struct stat st;
+        if (lstat(o->out, &st) != 0)   /* out of reach: a file where a directory should be, no permission */
+            return err_set(ERR_OUTPUT, o->out, "cannot be written: %s", strerror(errno));
         return err_set(ERR_OUTPUT, o->out, "already exists; give a new name with -o (a result is never replaced)");
+    }
     progress_run_begin(&(progress_opts){.jobs = 1});
     progress_job *pj = progress_job_begin("checkpoints");
     ck_side a, b;

@@ -51,12 +51,21 @@ static const pk_value *arg(const pk_value *args, const char *name)
 }
 
 /* _get_parameter: depth first through nested dicts; tensors kept as
- * "parent.key" stripped of dots at both ends. */
-static int flatten(rank_file *rf, pt_archive *ar, const pk_value *d, const char *prefix, int vpp, int depth)
+ * "parent.key" stripped of dots at both ends. *budget counts the entries
+ * still allowed: a pickle can make one dict the value of many keys (or of
+ * itself) through its memo, and walking every path of such a graph takes
+ * exponential time (msprobe's walk recurses until Python's limit). A tree
+ * has fewer entries than its pickle has bytes; more visits mean a dict met
+ * twice. */
+static int flatten(rank_file *rf, pt_archive *ar, const pk_value *d, const char *prefix, int vpp, int depth,
+                   size_t *budget)
 {
     if (depth > MAX_NESTING)
         return err_input(rf->path, "the model's state dict nests more than %d levels deep", MAX_NESTING);
     for (size_t i = 0; i + 1 < d->u.seq.len; i += 2) {
+        if (*budget == 0)
+            return err_input(rf->path, "the model's state dict holds one dict in several places (or in itself)");
+        --*budget;
         const pk_value *k = d->u.seq.item[i], *v = d->u.seq.item[i + 1];
         if (v->kind != PK_DICT && !pt_is_tensor(v))
             continue;
@@ -77,7 +86,7 @@ static int flatten(rank_file *rf, pt_archive *ar, const pk_value *d, const char 
         sb_free(&full);
         int rc = 0;
         if (v->kind == PK_DICT) {
-            rc = flatten(rf, ar, v, name, vpp, depth + 1);
+            rc = flatten(rf, ar, v, name, vpp, depth + 1, budget);
         } else {
             GROW(rf->v, rf->cap, rf->n + 1);
             named *x = &rf->v[rf->n];
@@ -121,10 +130,11 @@ static int load_rank(void *arg, size_t i)
         err_input(rf->path, "holds %s, not a state dict", root ? pk_kind_name(root->kind) : "nothing");
     } else if (ar) {
         const pk_value *m = dict_get(root, "model");
+        size_t budget = f->size;
         rc = 0;
         if (m) {
             if (m->kind == PK_DICT)
-                rc = flatten(rf, ar, m, "", 0, 0);
+                rc = flatten(rf, ar, m, "", 0, 0, &budget);
         } else {
             char key[32];
             for (int v = 0; rc == 0; v++) {
@@ -132,7 +142,7 @@ static int load_rank(void *arg, size_t i)
                 if (!(m = dict_get(root, key)))
                     break;
                 if (m->kind == PK_DICT)
-                    rc = flatten(rf, ar, m, "", v, 0);
+                    rc = flatten(rf, ar, m, "", v, 0, &budget);
             }
         }
     }

@@ -13,6 +13,7 @@
 #include "base/mem.h"
 #include "base/outdir.h"
 #include "base/outstream.h"
+#include "format/json.h"
 #include "format/jsonw.h"
 
 #include <stdlib.h>
@@ -82,6 +83,55 @@ static void filter(json_filter *f, strbuf *sb, const unsigned char *p, size_t n)
     }
 }
 
+/* One value of a .vis, checked as JSON: objects member by member down to
+ * VIS_WALK_DEPTH (a .vis is an object of graphs of nodes: the file is
+ * mostly one member), anything below parsed into an arena reset after each
+ * member, so memory follows the largest node, not the file. */
+enum { VIS_WALK_DEPTH = 3 };
+
+static int vis_check_value(jparser *jp, arena *a, int depth)
+{
+    if (jp_peek(jp) != '{' || depth >= VIS_WALK_DEPTH) {
+        if (jp_skim(jp, 0) == 1)
+            return 0;
+        arena_reset(a);
+        return jp_skip(jp);
+    }
+    if (jp_object_begin(jp) != 0)
+        return -1;
+    for (;;) {
+        const char *key;
+        size_t keylen;
+        arena_reset(a);
+        int r = jp_object_next(jp, a, &key, &keylen);
+        if (r <= 0)
+            return r;
+        if (vis_check_value(jp, a, depth + 1) != 0)
+            return -1;
+    }
+}
+
+/* A .vis (ours or msprobe's) is one JSON object. Checked before any of it
+ * goes into a page: the page's script element holds it as data, and text
+ * that is not JSON could end that element and run as script there (a
+ * crafted "</script><script>..." outside any string), or leave a page that
+ * shows nothing. */
+static int vis_check(const char *vis, const mapped_file *f)
+{
+    jparser jp;
+    jp_init(&jp, vis, f->data, f->size);
+    arena a;
+    arena_init(&a, 1 << 16);
+    int rc = jp_peek(&jp) == '{' ? 0 : err_input(vis, "not a .vis file: it does not hold a JSON object");
+    if (rc == 0)
+        rc = vis_check_value(&jp, &a, 0);
+    if (rc == 0)
+        rc = jp_end(&jp);
+    arena_free(&a);
+    jp_free(&jp);
+    return rc;
+}
+
 /* The page of the .vis at `vis`, shown under the name `shown`; *page
  * replaced (`replace`, graph view -o) or never (a run's page). */
 static int page_from_vis(const char *vis, const char *shown, char **page, int replace)
@@ -89,6 +139,13 @@ static int page_from_vis(const char *vis, const char *shown, char **page, int re
     mapped_file f;
     if (file_map(vis, 0, &f) != 0)
         return -1;
+    file_guard check_guard;
+    file_guard_begin(&check_guard, &f);
+    int checked = vis_check(vis, &f);
+    if (file_guard_end(&check_guard) != 0 || checked != 0) {
+        file_unmap(&f);
+        return -1;
+    }
     out_stream os;
     int rc = out_stream_open(&os, *page);
     *page = NULL;
@@ -118,8 +175,12 @@ static int page_from_vis(const char *vis, const char *shown, char **page, int re
         file_guard guard;
         file_guard_begin(&guard, &f);
         memset(&jf, 0, sizeof jf);
-        for (size_t off = 0; off < f.size && rc == 0; off += OUT_STREAM_CHUNK) {
-            size_t n = f.size - off < OUT_STREAM_CHUNK ? f.size - off : OUT_STREAM_CHUNK;
+        for (size_t off = 0, n; off < f.size && rc == 0; off += n) {
+            n = f.size - off < OUT_STREAM_CHUNK ? f.size - off : OUT_STREAM_CHUNK;
+            /* a chunk ends after a run of letters, never inside NaN or
+             * (-)Infinity, which filter() must see whole */
+            while (off + n < f.size && ((f.data[off + n] | 0x20) >= 'a' && (f.data[off + n] | 0x20) <= 'z'))
+                n++;
             filter(&jf, sb, f.data + off, n);
             rc = out_stream_flush(&os, OUT_STREAM_CHUNK);
         }
@@ -145,6 +206,11 @@ static int page_from_vis(const char *vis, const char *shown, char **page, int re
     out_stream_close(&os);
     file_unmap(&f);
     return rc;
+}
+
+int page_from_vis_file(const char *vis, char **page)
+{
+    return page_from_vis(vis, vis, page, 1);
 }
 
 int page_write(char **path, const char *vis, graph *n, graph *b, const gcompare *cmp, int overflow_check, int threads)
@@ -200,7 +266,7 @@ int page_view(const char *vis, const char *out)
         return err_report();
     }
     free(dir);
-    int rc = page_from_vis(vis, vis, &page, 1);
+    int rc = page_from_vis_file(vis, &page);
     int status = EXIT_OK;
     if (rc != 0)
         status = err_report();

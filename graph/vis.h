@@ -69,6 +69,11 @@ void visdb_abort(visdb *db);
  * vis_write(). */
 int page_write(char **path, const char *vis, graph *n, graph *b, const gcompare *cmp, int overflow_check,
                int threads);
+/* graph view's reader: the page of the .vis file `vis` (checked to be a
+ * JSON object first) written to *page (malloc'ed, consumed and replaced by
+ * the name written; an existing page is replaced). 0, or -1 with the
+ * error recorded and nothing written. */
+int page_from_vis_file(const char *vis, char **page);
 /* graph view: the page of a .vis file; the exit status. */
 int page_view(const char *vis, const char *out);
 

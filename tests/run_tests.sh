@@ -38,6 +38,12 @@ for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/co
     sh "$s" "$BUILD" || fail=1
 done
 
+# Every reader's fuzz harness, as a plain program (under ASan/UBSan in
+# build-asan/), over the inputs the fuzzers found (tests/fuzz/regress/) and
+# the seed corpora; the timed libFuzzer run is make fuzz (clang).
+echo "== tests/fuzz/replay.sh ($BUILD)"
+sh tests/fuzz/replay.sh "$BUILD" || fail=1
+
 # Tensor files truncated by another process while a compare reads them:
 # exit 2 with one line, never a signal (the full run: tests/stress/truncate.sh
 # BUILD 100 128).
@@ -94,6 +100,19 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
         fail=1
     fi
     rm -rf "$vout"
+    # the catalogue of hostile files (tests/cli/catalogue_cases.txt), every
+    # case under valgrind: an error or a definite leak exits 9, not 2
+    echo "== the catalogue of hostile files under valgrind ($BUILD)"
+    CLI_CASES=tests/cli/catalogue_cases.txt \
+        CLI_WRAP="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+        sh tests/cli/run.sh "$BUILD" > "$BUILD/valgrind_catalogue.log" 2>&1
+    if [ $? -eq 0 ]; then
+        echo "ok   valgrind: $(tail -1 "$BUILD/valgrind_catalogue.log")"
+    else
+        echo "FAIL valgrind catalogue (log: $BUILD/valgrind_catalogue.log)"
+        grep -A3 '^FAIL' "$BUILD/valgrind_catalogue.log" | head -40
+        fail=1
+    fi
 fi
 
 # The status line on a pseudo-terminal (plain builds only: it checks

@@ -55,9 +55,16 @@ static int stack_for(const char *npu_json, const resolve_opts *o, char **stack)
     char *dir = path_dirname(npu_json);
     char *p = path_join(dir, "stack.json");
     free(dir);
-    if (path_kind(p) == PATH_FILE) {
+    enum path_kind k = path_kind(p);
+    if (k == PATH_FILE) {
         *stack = p;
         return 0;
+    }
+    if (k != PATH_MISSING && o->stack_policy == STACK_FLAG) {
+        /* there, but a link, a directory, a FIFO...: say which */
+        path_require(p, 0);
+        free(p);
+        return -1;
     }
     if (o->stack_policy == STACK_FLAG) {
         err_input(p, "not found: -s shows the NPU_Stack_Info column from the stack.json beside the target dump");

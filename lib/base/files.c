@@ -224,8 +224,13 @@ enum path_kind path_kind(const char *path)
 int path_require(const char *path, int want_dir)
 {
     switch (path_kind(path)) {
-    case PATH_MISSING:
+    case PATH_MISSING: {
+        /* missing, or out of reach: a directory above it not searchable */
+        struct stat st;
+        if (lstat(path, &st) != 0 && errno != ENOENT && errno != ENOTDIR)
+            return err_set(ERR_UNREADABLE, path, "cannot be reached: %s", strerror(errno));
         return err_set(ERR_MISSING, path, "does not exist");
+    }
     case PATH_LINK:
         return err_set(ERR_UNREADABLE, path, "is a symbolic link, which is not allowed for safety");
     case PATH_DIR:
@@ -236,8 +241,13 @@ int path_require(const char *path, int want_dir)
         if (!want_dir)
             return 0;
         return err_set(ERR_UNREADABLE, path, "is a file, a directory was expected");
-    default:
-        return err_set(ERR_UNREADABLE, path, "is not a regular file or directory");
+    default: {
+        struct stat st;
+        const char *what = lstat(path, &st) != 0 ? "something" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                             : S_ISSOCK(st.st_mode) ? "a socket"
+                                                                                    : "a device";
+        return err_set(ERR_UNREADABLE, path, "is %s, not a regular file or directory", what);
+    }
     }
 }
 

@@ -11,8 +11,11 @@
 #include <string.h>
 
 /* Python's json module recurses once per nesting level; real dumps nest a
- * handful of levels, so this only guards our stack against hostile input. */
+ * handful of levels, so this only guards our stack against hostile input.
+ * (The text of its message below says the number too.) */
 #define JSON_MAX_DEPTH 512
+#define JSON_DEPTH_MESSAGE "nesting too deep (more than 512 levels)"
+_Static_assert(JSON_MAX_DEPTH == 512, "JSON_DEPTH_MESSAGE states the limit");
 
 void jp_init(jparser *jp, const char *path, const void *buf, size_t len)
 {
@@ -491,7 +494,7 @@ static int parse_value(jparser *jp, arena *a, jval *out)
     case '{':
     case '[':
         if (++jp->depth > JSON_MAX_DEPTH)
-            return fail(jp, "nesting too deep");
+            return fail(jp, JSON_DEPTH_MESSAGE);
         rc = *jp->p == '{' ? parse_object(jp, a, out) : parse_array(jp, a, out);
         jp->depth--;
         return rc;

@@ -106,7 +106,7 @@ static int read_shape(cursor *c, int *ndim, int64_t *shape)
             break;
         }
         if (n == TENSOR_MAX_DIMS)
-            return err_input(c->path, "shape has more than %d dimensions", TENSOR_MAX_DIMS);
+            return err_set(ERR_LIMIT, c->path, "shape has more than %d dimensions", TENSOR_MAX_DIMS);
         if (read_dim(c, &shape[n]) != 0)
             return -1;
         n++;

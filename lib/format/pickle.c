@@ -10,6 +10,17 @@
 /* Deeper MARK nesting than any real torch or numpy pickle needs; bounding
  * it keeps a hostile file from making the machine's bookkeeping huge. */
 #define MAX_MARKS 1000
+/* Values waiting on the stack at once. Python's pickler pushes at most
+ * 1000 items of a list or dict before an APPENDS or SETITEMS (its batch
+ * size) and nests what it saves a few levels deep; only a tuple's items
+ * all wait, and a checkpoint's tuples are shapes and strides. A stack this
+ * deep is a crafted file (a million nested lists), not a model. */
+#define PICKLE_MAX_STACK 100000
+/* Memo indices. torch.save memoises each object it writes once, a handful
+ * per tensor: a state dict of 100,000 tensors stays under a million. The
+ * memo is an array indexed by the number the file gives (8 bytes each), so
+ * the bound is also one on the memory a few bytes of pickle can claim. */
+#define PICKLE_MAX_MEMO ((uint64_t)1 << 22)
 
 typedef struct {
     arena *a;
@@ -454,6 +465,9 @@ static int memo_put(vm *m, uint64_t idx)
      * bytes, so a legitimate index is below the pickle size. */
     if (idx >= m->size)
         return fail(m, "memo index %llu is out of range", (unsigned long long)idx);
+    if (idx >= PICKLE_MAX_MEMO)
+        return err_set(ERR_LIMIT, m->path, "%s, offset %zu: memo index %llu is over the limit of %llu entries", m->what,
+                       m->op_pos, (unsigned long long)idx, (unsigned long long)PICKLE_MAX_MEMO);
     GROW_ZEROED(m->memo, m->memo_cap, (size_t)idx + 1);
     if (!m->memo[idx])
         m->memo_len++;
@@ -805,6 +819,11 @@ int pickle_parse(arena *a, const char *path, const char *what, const unsigned ch
         }
         if (step(&m, op) != 0)
             break;
+        if (m.sp > PICKLE_MAX_STACK) {   /* an opcode pushes at most one value */
+            err_set(ERR_LIMIT, path, "%s, offset %zu: the pickle's stack holds more than %d values", what, m.op_pos,
+                    PICKLE_MAX_STACK);
+            break;
+        }
     }
     free(m.stack);
     free(m.marks);

@@ -426,7 +426,7 @@ const void *tensor_contiguous_data(const tensor *t)
 int tensor_set_shape(tensor *t, const char *path, int ndim, const int64_t *shape, int fortran)
 {
     if (ndim < 0 || ndim > TENSOR_MAX_DIMS)
-        return err_input(path, "tensor has %d dimensions, at most %d are supported", ndim, TENSOR_MAX_DIMS);
+        return err_set(ERR_LIMIT, path, "tensor has %d dimensions, at most %d are supported", ndim, TENSOR_MAX_DIMS);
     int64_t es = (int64_t)dtype_size(t->dtype);
     int64_t total = 1;    /* elements, zero dimensions skipped for the overflow check */
     int64_t bytes = es;
@@ -438,8 +438,10 @@ int tensor_set_shape(tensor *t, const char *path, int ndim, const int64_t *shape
             empty = 1;
             continue;
         }
-        if (__builtin_mul_overflow(total, shape[d], &total) || __builtin_mul_overflow(total, es, &bytes)
-            || (uint64_t)bytes > SIZE_MAX)
+        if (__builtin_mul_overflow(total, shape[d], &total) || total > TENSOR_MAX_ELEMENTS)
+            return err_set(ERR_LIMIT, path, "shape is too large: more than %lld elements (2^48)",
+                           (long long)TENSOR_MAX_ELEMENTS);
+        if (__builtin_mul_overflow(total, es, &bytes) || (uint64_t)bytes > SIZE_MAX)
             return err_input(path, "shape is too large: the data size overflows 64 bits");
     }
     t->ndim = ndim;

@@ -63,6 +63,12 @@ uint16_t f32_to_bf16(float f);
 
 /* numpy allows 64 dimensions; PyTorch fewer. */
 #define TENSOR_MAX_DIMS 64
+/* Elements of one tensor (its non-zero dimensions multiplied): 2^48 is
+ * 256 TiB even at one byte an element, more than any file we map holds, so
+ * a shape past it is a crafted header; refusing it early also keeps every
+ * later size (elements times 16 bytes, strides times dimensions) far from
+ * overflowing. */
+#define TENSOR_MAX_ELEMENTS ((int64_t)1 << 48)
 
 typedef struct tensor {
     dtype_id dtype;

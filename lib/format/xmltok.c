@@ -66,10 +66,19 @@ int xml_open(xml_reader *x, const zip_archive *z, const zip_entry *e, const char
     x->want_crc = e->crc;
     x->deflated = e->method == 8;
     if (!x->deflated) {
-        /* stored: the window is the entry itself, read in place */
+        /* stored: the window is the entry itself, read in place (its CRC
+         * checked like an inflated part's: one pass, as fast as memchr) */
         x->buf = x->src;
         x->end = (size_t)e->size;
         x->eof = 1;
+        uLong crc = crc32(0, NULL, 0);
+        for (uint64_t at = 0; at < e->size; at += 0x40000000u)
+            crc = crc32(crc, x->src + at, (uInt)(e->size - at > 0x40000000u ? 0x40000000u : e->size - at));
+        if (crc != e->crc) {
+            xml_fail(x, "fails its CRC-32 check");
+            xml_close(x);
+            return -1;
+        }
         return 0;
     }
     z_stream *zs = xcalloc(1, sizeof *zs);
@@ -193,28 +202,74 @@ static void put_utf8(strbuf *sb, unsigned cp)
     sb_add(sb, b, n);
 }
 
-/* Decode s[0..n) (text or an attribute value) onto the scratch buffer. */
+/* Bytes that end a plain run of text: '&', ']' (of "]]>") and everything
+ * below 0x20 (line ends are normalised, the other control characters are
+ * not XML characters); in attribute values '<' too. */
+#define CTRL_STOPS                                                                                            \
+    [0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, [8] = 1, [9] = 1, [10] = 1, [11] = 1, \
+    [12] = 1, [13] = 1, [14] = 1, [15] = 1, [16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1,  \
+    [23] = 1, [24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1
+static const unsigned char stops[2][256] = {
+    {CTRL_STOPS, ['&'] = 1, [']'] = 1},
+    {CTRL_STOPS, ['&'] = 1, [']'] = 1, ['<'] = 1},
+};
+
+/* s[0..n) holds only XML characters (Char of the XML 1.0 grammar, in
+ * UTF-8): no invalid UTF-8, none of U+FFFE and U+FFFF. Control characters
+ * are checked by the callers' stop tables. */
+static int chars_ok(const unsigned char *s, size_t n)
+{
+    if (utf8_invalid_at((const char *)s, n) < n)
+        return 0;
+    for (const unsigned char *p = s; (p = memchr(p, 0xEF, n - (size_t)(p - s))) != NULL; p++)
+        if (n - (size_t)(p - s) >= 3 && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
+            return 0;
+    return 1;
+}
+
+/* Is code point cp a Char of the XML grammar? */
+static int is_xml_char(unsigned long cp)
+{
+    return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+           (cp >= 0x10000 && cp <= 0x10FFFF);
+}
+
+/* Decode s[0..n) (text or an attribute value) onto the scratch buffer,
+ * refusing what is not well-formed XML there. */
 static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
 {
     strbuf *sb = &x->scratch;
+    const unsigned char *stop = stops[attr];
     sb_grow(sb, n + 1);
     size_t i = 0;
     while (i < n) {
         size_t run = i;
-        while (run < n && s[run] != '&' && s[run] != '\r' && !(attr && (s[run] == '\t' || s[run] == '\n')))
+        while (run < n && !stop[s[run]])
             run++;
         /* an XML parser (openpyxl's) refuses a part that is not UTF-8 */
-        if (utf8_invalid_at((const char *)s + i, run - i) < run - i)
-            return xml_fail(x, "invalid UTF-8 in text");
+        if (!chars_ok(s + i, run - i))
+            return xml_fail(x, "invalid UTF-8 or a non-character in text");
         sb_add(sb, s + i, run - i);
         i = run;
         if (i >= n)
             break;
-        if (s[i] != '&') {
+        unsigned char c = s[i];
+        if (c == ']') {
+            if (!attr && n - i >= 3 && s[i + 1] == ']' && s[i + 2] == '>')
+                return xml_fail(x, "']]>' in text");
+            sb_addc(sb, ']');
+            i++;
+            continue;
+        }
+        if (c == '<')
+            return xml_fail(x, "a '<' in an attribute value");
+        if (c != '&') {
+            if (c != '\r' && c != '\n' && c != '\t')
+                return xml_fail(x, "a control character (0x%02x), which XML does not allow", c);
             /* line ends read as "\n"; in attributes blanks become spaces */
-            if (s[i] == '\r' && i + 1 < n && s[i + 1] == '\n')
+            if (c == '\r' && i + 1 < n && s[i + 1] == '\n')
                 i++;
-            sb_addc(sb, attr ? ' ' : '\n');
+            sb_addc(sb, attr ? ' ' : c == '\t' ? '\t' : '\n');
             i++;
             continue;
         }
@@ -249,7 +304,7 @@ static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
                 if (cp > 0x10FFFF)
                     break;
             }
-            if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            if (!is_xml_char(cp))
                 return xml_fail(x, "a character reference to an invalid character '&%.*s;'", (int)len, ent);
             put_utf8(sb, (unsigned)cp);
             done = 1;
@@ -259,6 +314,25 @@ static int decode(xml_reader *x, const unsigned char *s, size_t n, int attr)
         i = (size_t)(semi - s) + 1;
     }
     return 0;
+}
+
+/* An XML name: ASCII name characters checked (a letter, '_' or ':' first;
+ * then also digits, '.' and '-'), others only as valid UTF-8 (XML's tables
+ * of non-ASCII name characters are not applied: README, Differences). */
+static int is_name(const char *s, size_t n)
+{
+    if (!n)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80)
+            continue;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
+                 (i > 0 && ((c >= '0' && c <= '9') || c == '.' || c == '-'));
+        if (!ok)
+            return 0;
+    }
+    return utf8_invalid_at(s, n) == n;
 }
 
 static int push_name(xml_reader *x, const char *name, size_t n)
@@ -316,25 +390,40 @@ static int start_tag(xml_reader *x, size_t close)
     if (p == s)
         return xml_fail(x, "a tag without a name");
     size_t name_len = (size_t)(p - s);
+    if (!is_name(s, name_len))
+        return xml_fail(x, "a bad element name '%.*s'", (int)(name_len > 64 ? 64 : name_len), s);
+    if (!x->nmarks && x->seen_root)
+        return xml_fail(x, "a second root element <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
     /* attribute values go to scratch; record offsets, make pointers last */
     size_t n = 0;
     size_t (*offs)[3] = NULL;   /* name offset in window, name length, value offset in scratch */
     size_t capoffs = 0;
     while (p < end) {
+        const char *blank = p;
         while (p < end && is_space((unsigned char)*p))
             p++;
         if (p >= end)
             break;
+        if (p == blank) {
+            free(offs);
+            return xml_fail(x, "no space before an attribute in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
+        }
         const char *an = p;
         while (p < end && *p != '=' && !is_space((unsigned char)*p))
             p++;
         size_t an_len = (size_t)(p - an);
         while (p < end && is_space((unsigned char)*p))
             p++;
-        if (p >= end || *p != '=' || an_len == 0) {
+        if (p >= end || *p != '=' || !is_name(an, an_len)) {
             free(offs);
             return xml_fail(x, "a malformed attribute in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
         }
+        for (size_t k = 0; k < n; k++)
+            if (offs[k][1] == an_len && !memcmp(x->buf + offs[k][0], an, an_len)) {
+                free(offs);
+                return xml_fail(x, "attribute %.*s given twice in <%.*s>", (int)(an_len > 64 ? 64 : an_len), an,
+                                (int)(name_len > 64 ? 64 : name_len), s);
+            }
         p++;
         while (p < end && is_space((unsigned char)*p))
             p++;
@@ -343,6 +432,11 @@ static int start_tag(xml_reader *x, size_t close)
         if (!ve) {
             free(offs);
             return xml_fail(x, "an unquoted attribute value in <%.*s>", (int)(name_len > 64 ? 64 : name_len), s);
+        }
+        if (n == XML_MAX_ATTRS) {
+            free(offs);
+            return xml_fail(x, "more than %d attributes in <%.*s>", XML_MAX_ATTRS, (int)(name_len > 64 ? 64 : name_len),
+                            s);
         }
         GROW(offs, capoffs, n + 1);
         offs[n][0] = (size_t)(an - (const char *)x->buf);
@@ -430,6 +524,83 @@ static int starts(xml_reader *x, const char *lit)
     return memcmp(x->buf + x->pos, lit, n) == 0;
 }
 
+/* Control characters other than blanks (XML's Char excludes them). */
+static int has_ctrl(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+            return 1;
+    return 0;
+}
+
+/* The XML declaration's pseudo-attributes: version="1.x", then optionally
+ * encoding="name" and standalone="yes|no", in that order. */
+static int decl_ok(const char *s, size_t n)
+{
+    static const char *const names[] = {"version", "encoding", "standalone"};
+    size_t i = 0;
+    int next = 0;
+    for (;;) {
+        size_t blank = i;
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+        if (i == n)
+            return next > 0;
+        if (i == blank)
+            return 0;
+        int k = next;
+        while (k < 3 && !(n - i >= strlen(names[k]) && !memcmp(s + i, names[k], strlen(names[k]))))
+            k++;
+        if (k == 3 || (next == 0 && k != 0))
+            return 0;
+        i += strlen(names[k]);
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+        if (i == n || s[i++] != '=')
+            return 0;
+        while (i < n && is_space((unsigned char)s[i]))
+            i++;
+        if (i == n || (s[i] != '"' && s[i] != '\''))
+            return 0;
+        const char *v = s + i + 1, *ve = memchr(v, s[i], n - i - 1);
+        if (!ve)
+            return 0;
+        size_t vl = (size_t)(ve - v);
+        int ok = k == 0 ? vl >= 3 && !memcmp(v, "1.", 2) && strspn(v + 2, "0123456789") == vl - 2
+                 : k == 1 ? vl > 0 && ((v[0] | 0x20) >= 'a' && (v[0] | 0x20) <= 'z') &&
+                                strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == vl
+                          : (vl == 3 && !memcmp(v, "yes", 3)) || (vl == 2 && !memcmp(v, "no", 2));
+        if (!ok)
+            return 0;
+        i = (size_t)(ve - s) + 1;
+        next = k + 1;
+    }
+}
+
+/* A processing instruction <?target data?> at pos, its "?>" at offset e:
+ * the target a name, "xml" (any case) only as the declaration at the very
+ * start of the part. */
+static int pi_check(xml_reader *x, size_t e)
+{
+    const char *s = (const char *)x->buf + x->pos + 2, *end = (const char *)x->buf + x->pos + e;
+    const char *t = s;
+    while (t < end && !is_space((unsigned char)*t))
+        t++;
+    size_t tl = (size_t)(t - s);
+    if (!is_name(s, tl))
+        return xml_fail(x, "a processing instruction without a proper target");
+    if (!chars_ok((const unsigned char *)t, (size_t)(end - t)) || has_ctrl((const unsigned char *)t, (size_t)(end - t)))
+        return xml_fail(x, "invalid characters in a processing instruction");
+    if (tl == 3 && (s[0] | 0x20) == 'x' && (s[1] | 0x20) == 'm' && (s[2] | 0x20) == 'l') {
+        int at_start = x->consumed + x->pos == 0 || (x->consumed == 0 && x->pos == 3 && !memcmp(x->buf, "\xEF\xBB\xBF", 3));
+        if (!at_start || memcmp(s, "xml", 3))
+            return xml_fail(x, "an XML declaration that is not at the start");
+        if (!decl_ok(t, (size_t)(end - t)))
+            return xml_fail(x, "a malformed XML declaration");
+    }
+    return 0;
+}
+
 int xml_next(xml_reader *x)
 {
     sb_reset(&x->scratch);
@@ -449,12 +620,27 @@ int xml_next(xml_reader *x)
             if (r == 0)
                 return at_end(x);
         }
+        if (!x->nmarks && x->buf[x->pos] != '<') {
+            /* outside the root element only blanks (and a byte order mark
+             * first), skipped here window by window: a part of a gigabyte
+             * of zeros is refused at its first byte, not buffered */
+            if (x->consumed + x->pos == 0 && x->end - x->pos < 3 && fill(x) < 0)
+                return XML_FAIL;
+            if (x->consumed + x->pos == 0 && x->end - x->pos >= 3 && !memcmp(x->buf + x->pos, "\xEF\xBB\xBF", 3))
+                x->pos += 3;
+            while (x->pos < x->end && is_space(x->buf[x->pos]))
+                x->pos++;
+            if (x->pos < x->end && x->buf[x->pos] != '<')
+                return xml_fail(x, "text outside the root element");
+            continue;
+        }
         if (x->buf[x->pos] != '<') {
             long long lt = find(x, 0, "<");
             if (lt == -2)
                 return XML_FAIL;
             size_t n = lt < 0 ? x->end - x->pos : (size_t)lt;
-            if (decode(x, x->buf + x->pos, n, 0) != 0)
+            const unsigned char *t = x->buf + x->pos;
+            if (decode(x, t, n, 0) != 0)
                 return XML_FAIL;
             x->pos += n;
             x->text = x->scratch.buf ? x->scratch.buf : "";
@@ -467,9 +653,16 @@ int xml_next(xml_reader *x)
         int special = x->end - x->pos >= 2 && (x->buf[x->pos + 1] == '!' || x->buf[x->pos + 1] == '?');
         int r = 0;
         if (special && (r = starts(x, "<!--")) != 0) {
-            long long e = r < 0 ? -2 : find(x, 4, "-->");
+            long long e = r < 0 ? -2 : find(x, 4, "--");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated comment");
+            /* the first "--" must end it ("-->"): XML allows no other */
+            if (x->end - x->pos < (size_t)e + 3 && fill(x) < 0)
+                return XML_FAIL;
+            if (x->end - x->pos < (size_t)e + 3 || x->buf[x->pos + (size_t)e + 2] != '>')
+                return xml_fail(x, "'--' inside a comment");
+            if (!chars_ok(x->buf + x->pos + 4, (size_t)e - 4) || has_ctrl(x->buf + x->pos + 4, (size_t)e - 4))
+                return xml_fail(x, "invalid characters in a comment");
             x->pos += (size_t)e + 3;
             continue;
         }
@@ -477,7 +670,20 @@ int xml_next(xml_reader *x)
             long long e = r < 0 ? -2 : find(x, 9, "]]>");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated CDATA section");
-            sb_add(&x->scratch, x->buf + x->pos + 9, (size_t)e - 9);
+            if (!x->nmarks)
+                return xml_fail(x, "a CDATA section outside the root element");
+            const unsigned char *t = x->buf + x->pos + 9;
+            if (!chars_ok(t, (size_t)e - 9) || has_ctrl(t, (size_t)e - 9))
+                return xml_fail(x, "invalid characters in a CDATA section");
+            /* line ends read as "\n" there too */
+            for (size_t k = 0; k < (size_t)e - 9; k++) {
+                if (t[k] != '\r') {
+                    sb_addc(&x->scratch, (char)t[k]);
+                } else {
+                    sb_addc(&x->scratch, '\n');
+                    k += k + 1 < (size_t)e - 9 && t[k + 1] == '\n';
+                }
+            }
             x->pos += (size_t)e + 3;
             x->text = x->scratch.buf ? x->scratch.buf : "";
             x->text_len = x->scratch.len;
@@ -487,6 +693,8 @@ int xml_next(xml_reader *x)
             long long e = r < 0 ? -2 : find(x, 2, "?>");
             if (e < 0)
                 return e == -2 ? XML_FAIL : xml_fail(x, "an unterminated processing instruction");
+            if (pi_check(x, (size_t)e) != 0)
+                return XML_FAIL;
             x->pos += (size_t)e + 2;
             continue;
         }

@@ -10,6 +10,18 @@
  * external fetches). Elements must nest properly; a self-closing element
  * gives a START followed by an END.
  *
+ * What is not well-formed XML is refused, as expat (openpyxl's parser,
+ * through ElementTree) refuses it: one root element and nothing but blanks
+ * around it, names of name characters, attributes separated by blanks and
+ * given once, no '<' in their values, only XML's characters (no control
+ * characters, no U+FFFE/U+FFFF, valid UTF-8) in text, values, comments,
+ * CDATA and processing instructions, no "]]>" in text, no "--" in a
+ * comment, the XML declaration well-formed and only at the start. One
+ * difference remains (tests/fuzz/fz_xml_expat.c checks it is the only
+ * one): non-ASCII characters in names are not checked against XML's
+ * tables. Every part is read as UTF-8, whatever its declaration says.
+ * Blanks outside the root element are skipped, not reported as text.
+ *
  * Limits: a single tag or text run of at most XML_MAX_TOKEN bytes; the
  * inflated part must be exactly as long as the zip directory says and pass
  * its CRC-32 check. Errors are recorded with err_input() as
@@ -26,6 +38,9 @@
 #include "format/zip.h"
 
 #define XML_MAX_TOKEN ((size_t)64 << 20)
+/* Attributes of one element: spreadsheet XML has a handful; duplicates are
+ * looked for pairwise, so a tag of a million attributes would take hours. */
+#define XML_MAX_ATTRS 1024
 
 enum xml_event { XML_FAIL = -1, XML_EOF = 0, XML_START, XML_END, XML_TEXT };
 

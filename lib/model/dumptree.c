@@ -85,6 +85,16 @@ int dumptree_classify(const char *path, int *kind)
         *kind = DUMPTREE_RANK;
         return 0;
     }
+    /* a dump.json that is a link, a directory, a FIFO...: that is the error,
+     * not "holds no dump.json" */
+    static const char *const dump_names[] = {"dump.json", "debug.json"};
+    for (int i = 0; i < 2; i++) {
+        char *p = path_join(path, dump_names[i]);
+        int bad = path_kind(p) != PATH_MISSING ? path_require(p, 0) : 0;
+        free(p);
+        if (bad)
+            return -1;
+    }
     char **names;
     long n = dir_list(path, &names);
     if (n < 0)

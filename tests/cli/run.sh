@@ -64,7 +64,31 @@ for fx in tests/cli/*_fixtures.sh; do
     # shellcheck disable=SC1090
     . "$fx"
 done
-cat tests/cli/cases.txt tests/cli/*_cases.txt > "$W/cases"
+# CLI_CASES: only these case files (the catalogue under valgrind, say)
+# shellcheck disable=SC2086
+cat ${CLI_CASES:-tests/cli/cases.txt tests/cli/*_cases.txt} > "$W/cases"
+
+# Every run goes through peakrss (tests/tools), which records its peak
+# memory: a run refusing its input (exit 2) must stay under CLI_PEAK_MB
+# (default 200), checked in plain builds (the sanitizers' shadow memory
+# and valgrind blur it). CLI_WRAP runs the binary under a tool (valgrind).
+PEAK="$top/$BUILD/tools/peakrss"
+[ -x "$PEAK" ] || PEAK=""
+case "$BUILD" in build-asan*|build-clang*) check_peak=0 ;; *) check_peak=1 ;; esac
+[ -n "${CLI_WRAP:-}" ] && check_peak=0
+PEAK_MB=${CLI_PEAK_MB:-200}
+# "nobody:" runs as an unprivileged user: root reads and writes anything,
+# so unreadable inputs and unwritable outputs need one (setpriv, else the
+# case is skipped, and said so)
+as_nobody=""
+if [ "$(id -u)" = 0 ]; then
+    if command -v setpriv > /dev/null 2>&1 && id nobody > /dev/null 2>&1; then
+        as_nobody="setpriv --reuid=$(id -u nobody) --regid=$(id -g nobody) --clear-groups --"
+    else
+        as_nobody=skip
+    fi
+fi
+skipped=0
 
 fail=0 n=0
 trim() { printf '%s' "$1" | sed 's/^ *//; s/ *$//'; }
@@ -76,23 +100,47 @@ while IFS='|' read -r name code errtext golden args; do
     args=$(eval "printf '%s' \"$args\"")
     prog="$BIN"
     case "$args" in " @"*|"@"*) args=$(trim "$args"); args=${args#@}; prog="$W/${args%% *}"; args=${args#* } ;; esac
+    # Prefixes, in any order:
     # "fsize:BLOCKS ARGS": files may not grow past BLOCKS * 512 bytes, as on
     # a full disk (writes fail with EFBIG instead of killing the process);
     # "xfsz:BLOCKS ARGS" the same with SIGXFSZ left at its default action,
-    # which msprobe itself must ignore
-    fsize=unlimited xfsz=ignore
-    case "$args" in
-    " fsize:"*|"fsize:"*) args=$(trim "$args"); args=${args#fsize:}; fsize=${args%% *}; args=${args#* } ;;
-    " xfsz:"*|"xfsz:"*) args=$(trim "$args"); args=${args#xfsz:}; fsize=${args%% *}; args=${args#* }; xfsz=default ;;
-    esac
+    # which msprobe itself must ignore;
     # "term:GLOB ARGS": SIGTERM as soon as a file named GLOB shows in $O
     # (a temporary output being written); exit 143 expected, and nothing
-    # may be left in $O
-    term=""
-    case "$args" in " term:"*|"term:"*) args=$(trim "$args"); args=${args#term:}; term=${args%% *}; args=${args#* } ;; esac
+    # may be left in $O;
+    # "nobody: ARGS": run as the user nobody (see above);
+    # "mkout: ARGS": $O exists (empty) before the run, for commands that
+    # write into an existing directory (graph view -o $O/page.html); a
+    # failed run must leave it empty
+    fsize=unlimited xfsz=ignore term="" user="" mkout=""
+    while :; do
+        args=$(trim "$args")
+        case "$args" in
+        fsize:*) args=${args#fsize:}; fsize=${args%% *}; args=${args#* } ;;
+        xfsz:*) args=${args#xfsz:}; fsize=${args%% *}; args=${args#* }; xfsz=default ;;
+        term:*) args=${args#term:}; term=${args%% *}; args=${args#* } ;;
+        nobody:*) args=${args#nobody:}; user=nobody ;;
+        mkout:*) args=${args#mkout:}; mkout=1 ;;
+        *) break ;;
+        esac
+    done
+    wrap=""
+    if [ "$user" = nobody ]; then
+        if [ "$as_nobody" = skip ]; then
+            echo "skip $name: needs setpriv to run as nobody (tests run as root)"
+            skipped=$((skipped + 1))
+            continue
+        fi
+        wrap="$as_nobody"
+    fi
+    [ -n "${CLI_WRAP:-}" ] && wrap="$wrap $CLI_WRAP"
+    # (not around a run to be interrupted: the signal goes to msprobe itself)
+    [ -n "$PEAK" ] && [ -z "$term" ] && wrap="$PEAK $W/peak $wrap"
+    rm -f "$W/peak"
+    [ -n "$mkout" ] && mkdir -p "$O"
     if [ -n "$term" ]; then
         # shellcheck disable=SC2086
-        "$prog" $args > "$W/stdout" 2> "$W/stderr" &
+        $wrap "$prog" $args > "$W/stdout" 2> "$W/stderr" &
         pid=$!
         while kill -0 "$pid" 2>/dev/null && [ -z "$(find "$O" -name "$term" 2>/dev/null)" ]; do :; done
         kill -TERM "$pid" 2>/dev/null
@@ -100,11 +148,11 @@ while IFS='|' read -r name code errtext golden args; do
         rc=$?
     elif [ "$xfsz" = default ]; then
         # shellcheck disable=SC2086
-        (trap - XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
+        (trap - XFSZ; ulimit -f "$fsize"; exec $wrap "$prog" $args) > "$W/stdout" 2> "$W/stderr"
         rc=$?
     else
         # shellcheck disable=SC2086
-        (trap '' XFSZ; ulimit -f "$fsize"; exec "$prog" $args) > "$W/stdout" 2> "$W/stderr"
+        (trap '' XFSZ; ulimit -f "$fsize"; exec $wrap "$prog" $args) > "$W/stdout" 2> "$W/stderr"
         rc=$?
     fi
     why=""
@@ -119,9 +167,18 @@ while IFS='|' read -r name code errtext golden args; do
     if [ -z "$why" ] && { [ "$rc" = 2 ] || [ -n "$term" ]; } && [ -d "$O" ] && [ -n "$(find "$O" -type f)" ]; then
         why="left files behind: $(find "$O" -type f | tr '\n' ' ')"
     fi
+    # CLI_PEAK_LOG=FILE: each case's peak memory (KiB) appended to FILE
+    if [ -n "${CLI_PEAK_LOG:-}" ] && [ -s "$W/peak" ]; then
+        printf '%s\t%s\n' "$(cat "$W/peak")" "$name" >> "$CLI_PEAK_LOG"
+    fi
+    if [ -z "$why" ] && [ "$rc" = 2 ] && [ $check_peak = 1 ] && [ -s "$W/peak" ] &&
+        [ "$(cat "$W/peak")" -gt $((PEAK_MB * 1024)) ]; then
+        why="peak memory $(($(cat "$W/peak") / 1024)) MB, more than $PEAK_MB MB"
+    fi
     # $O does not exist before the run: a failed run must not leave it
     # (nor anything under it) behind
-    if [ -z "$why" ] && { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -e "$O" ]; then
+    if [ -z "$why" ] && { [ "$rc" = 1 ] || [ "$rc" = 2 ]; } && [ -e "$O" ] &&
+        { [ -z "$mkout" ] || [ -n "$(find "$O" -mindepth 1)" ]; }; then
         why="left $O behind: $(find "$O" | tr '\n' ' ')"
     fi
     if [ -z "$why" ]; then
@@ -196,5 +253,5 @@ while IFS='|' read -r name code errtext golden args; do
         echo "ok   $name"
     fi
 done < "$W/cases"
-echo "cli: $n cases"
+if [ $skipped -gt 0 ]; then echo "cli: $n cases, $skipped skipped"; else echo "cli: $n cases"; fi
 exit $fail

@@ -139,7 +139,7 @@ static void test_path_kind_and_require(void **state)
         {1, 1, "is a file, a directory was expected"},
         {2, 1, "is a symbolic link"},
         {2, 0, "is a symbolic link"},
-        {3, 0, "is not a regular file or directory"},
+        {3, 0, "is a FIFO, not a regular file or directory"},
         {4, 0, "does not exist"},
         {4, 1, "does not exist"},
     };

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static char out[256];
 
@@ -192,12 +193,50 @@ static void test_colors(void **state)
     assert_string_equal(vis_fill(TASK_SUMMARY, PX_NONE, 0, 1), "#FFFFFF");
 }
 
+/* graph view's page of a .vis: the file must be one JSON object (text
+ * after it could end the page's script element); NaN and -Infinity become
+ * strings even where they straddle the 1 MiB chunks the page is written in. */
+static void test_view_page(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp();
+    char *page = tu_path(dir, "p.html");
+    char *bad = tu_write(dir, "bad.vis", "{\"a\": 1}</script><script>alert(1)</script>", (size_t)-1);
+    assert_int_equal(page_from_vis_file(bad, &page), -1);
+    assert_non_null(strstr(err_message(), "bad.vis: malformed JSON: extra data"));
+    err_clear();
+    free(page);
+    page = tu_path(dir, "p.html");
+    assert_int_equal(access(page, F_OK), -1);
+    for (size_t at = (1 << 20) - 10; at < (1 << 20) + 2; at++) {
+        /* {"p": "xxx...", "v": [NaN, -Infinity]} with the tokens around offset 1 MiB */
+        strbuf sb = STRBUF_INIT;
+        sb_adds(&sb, "{\"p\": \"");
+        while (sb.len < at - 15)
+            sb_addc(&sb, 'x');
+        sb_adds(&sb, "\", \"v\": [NaN, -Infinity]}");
+        char *vis = tu_write(dir, "big.vis", sb.buf, sb.len);
+        sb_free(&sb);
+        assert_int_equal(page_from_vis_file(vis, &page), 0);
+        size_t n;
+        char *html = tu_read(page, &n);
+        assert_non_null(strstr(html, "\"v\":[\"NaN\",\"-Infinity\"]}</script>"));
+        free(html);
+        free(vis);
+    }
+    free(page);
+    free(bad);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_msprobe_cases),
         cmocka_unit_test(test_roundings),
         cmocka_unit_test(test_colors),
+        cmocka_unit_test(test_view_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -341,6 +341,42 @@ static void test_nesting_limit(void **state)
     assert_non_null(strstr(err_message(), "more than 1000 levels"));
 }
 
+/* The stack and memo limits (PICKLE_MAX_STACK, PICKLE_MAX_MEMO): each its
+ * own message and ERR_LIMIT; just below them the pickle is read. */
+static void test_stack_and_memo_limits(void **state)
+{
+    (void)state;
+    size_t n = 100001 + 1;
+    char *lists = malloc(n);
+    memset(lists, ']', n - 1);
+    lists[n - 1] = '.';
+    pk_value *v;
+    assert_int_equal(parse_n(lists, n, &v), -1);
+    assert_non_null(strstr(err_message(), "the pickle's stack holds more than 100000 values"));
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    /* 100,000 lists, then APPENDs folding them into one: accepted */
+    n = 100000 + 99999 + 1;
+    lists = realloc(lists, n);
+    memset(lists, ']', 100000);
+    memset(lists + 100000, 'a', 99999);
+    lists[n - 1] = '.';
+    assert_int_equal(parse_n(lists, n, &v), 0);
+    assert_int_equal(v->kind, PK_LIST);
+    /* a memo index of 2^22 in a pickle long enough that it is not out of range */
+    n = (4u << 20) + 64;
+    lists = realloc(lists, n);
+    memset(lists, 0, n);
+    memcpy(lists, "K\001r\000\000\100\000.", 8);
+    assert_int_equal(parse_n(lists, n, &v), -1);
+    assert_non_null(strstr(err_message(), "memo index 4194304 is over the limit of 4194304 entries"));
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    memcpy(lists, "K\001r\377\377\077\000h\000.", 10);   /* index 2^22 - 1, then a get of 0: never stored */
+    assert_int_equal(parse_n(lists, n, &v), -1);
+    assert_non_null(strstr(err_message(), "never stored"));
+    free(lists);
+    err_clear();
+}
+
 /* Truncations and random byte changes of a realistic pickle: accepted or
  * refused, never a crash, an overrun or a leak. */
 static void test_damage_sweep(void **state)
@@ -412,6 +448,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_memo_and_stack, setup, teardown),
         cmocka_unit_test_setup_teardown(test_globals_and_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nesting_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stack_and_memo_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wildcards, setup, teardown),
     };

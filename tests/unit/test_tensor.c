@@ -180,7 +180,13 @@ static void test_set_shape(void **state)
 
     int64_t huge[] = { (int64_t)1 << 40, (int64_t)1 << 23 };   /* 2^63 elements */
     assert_int_equal(tensor_set_shape(&t, "x", 2, huge, 0), -1);
-    assert_non_null(strstr(err_message(), "overflows"));
+    assert_non_null(strstr(err_message(), "more than 281474976710656 elements"));
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    int64_t at_limit[] = { (int64_t)1 << 24, (int64_t)1 << 24 }; /* TENSOR_MAX_ELEMENTS exactly: its size is fine */
+    assert_int_equal(tensor_set_shape(&t, "x", 2, at_limit, 0), 0);
+    int64_t past_limit[] = { ((int64_t)1 << 24) + 1, (int64_t)1 << 24 };
+    assert_int_equal(tensor_set_shape(&t, "x", 2, past_limit, 0), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
     int64_t bytes_overflow[] = { (int64_t)1 << 62 };            /* fits, but not times 4 bytes */
     assert_int_equal(tensor_set_shape(&t, "x", 1, bytes_overflow, 0), -1);
     int64_t max[] = { INT64_MAX, INT64_MAX };
@@ -194,6 +200,8 @@ static void test_set_shape(void **state)
     for (int i = 0; i <= TENSOR_MAX_DIMS; i++)
         many[i] = 1;
     assert_int_equal(tensor_set_shape(&t, "x", TENSOR_MAX_DIMS + 1, many, 0), -1);
+    assert_non_null(strstr(err_message(), "tensor has 65 dimensions, at most 64 are supported"));
+    assert_int_equal(err_cause(), ERR_LIMIT);
     assert_int_equal(tensor_set_shape(&t, "x", TENSOR_MAX_DIMS, many, 0), 0);
     int64_t empty[] = { 4, 0, 5 };
     assert_int_equal(tensor_set_shape(&t, "x", 3, empty, 0), 0);

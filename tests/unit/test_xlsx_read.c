@@ -425,10 +425,10 @@ static void test_malformed_packages(void **state)
         {"xl/_rels/workbook.xml.rels", "<Relationships><Relationship Id=\"rId1\"/></Relationships>",
          "a Relationship without Id or Target"},
         {"xl/sharedStrings.xml", "<sst><si><t>open</si></sst>", "</si> closes <t>"},
-        {"xl/sharedStrings.xml", "<sst><si><t>a\xff</t></si></sst>", "invalid UTF-8 in text"},
+        {"xl/sharedStrings.xml", "<sst><si><t>a\xff</t></si></sst>", "invalid UTF-8 or a non-character in text"},
         {"xl/worksheets/sheet1.xml", "<worksheet><sheetData><row><c t=\"inlineStr\"><is><t>\xed\xa0\x80</t></is></c>"
                                      "</row></sheetData></worksheet>",
-         "invalid UTF-8 in text"},
+         "invalid UTF-8 or a non-character in text"},
         {"xl/worksheets/sheet1.xml", "<worksheet><sheetData><row><c t=\"inlineStr\"><is><t>&#xD800;</t></is></c>"
                                      "</row></sheetData></worksheet>",
          "invalid character"},
