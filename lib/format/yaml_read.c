@@ -293,6 +293,8 @@ static int merge_value(composer *c, const jval *v, const yaml_mark_t *mark, jmem
         if (m->type != J_OBJECT)
             return fail_at(c, mark, "expected a mapping for merging, but found a %s",
                            m->type == J_ARRAY ? "sequence" : "scalar");
+        if (m->len == 0)
+            continue;   /* an empty mapping adds nothing (and may have no member array) */
         GROW(*merged, *cap, *nmerged + m->len);
         memcpy(*merged + *nmerged, m->u.members, m->len * sizeof(jmember));
         *nmerged += m->len;
