@@ -294,7 +294,8 @@ static int merge_value(composer *c, const jval *v, const yaml_mark_t *mark, jmem
             return fail_at(c, mark, "expected a mapping for merging, but found a %s",
                            m->type == J_ARRAY ? "sequence" : "scalar");
         GROW(*merged, *cap, *nmerged + m->len);
-        memcpy(*merged + *nmerged, m->u.members, m->len * sizeof(jmember));
+        if (m->len)   /* an empty mapping has no members array (NULL) */
+            memcpy(*merged + *nmerged, m->u.members, m->len * sizeof(jmember));
         *nmerged += m->len;
     }
     return 0;
