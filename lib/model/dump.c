@@ -398,7 +398,13 @@ typedef struct {
     strmap seen;          /* entry names of the current "data" */
     int have_data;
     size_t reported;
+    const mapped_file *map;
+    size_t dropped;       /* the mapping's pages before this were let go */
 } dump_reading;
+
+/* Rows hold copies of what they need, so the pages parsed are let go as the
+ * parse moves on: the process holds its rows, not the whole JSON. */
+#define DROP_STEP (32u << 20)
 
 static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
 {
@@ -428,6 +434,10 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             if (parsed - r->reported >= REPORT_STEP) {
                 progress_add(r->pj, parsed - r->reported);
                 r->reported = parsed;
+            }
+            if (parsed - r->dropped >= DROP_STEP) {
+                file_map_drop(r->map, r->dropped, parsed);
+                r->dropped = parsed;
             }
             if (m <= 0) {
                 arena_free(&entry_mem);
@@ -475,7 +485,7 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     jp_init(&jp, path, map.data, map.size);
     arena scratch;
     arena_init(&scratch, 256 * 1024);
-    dump_reading r = {.f = &f, .pj = pj, .path = path};
+    dump_reading r = {.f = &f, .pj = pj, .path = path, .map = &map};
     int rc = -1;
     if (dump_walk_members(&jp, path, &scratch, dump_member, &r) != 0)
         goto out;
