@@ -46,7 +46,7 @@ void stats_column_types(compare_ctx *c)
     for (size_t i = 0; i < c->npairs; i++) {
         const dump_row *n = c->pairs[i].n, *b = c->pairs[i].b;
         for (int k = 0; k < 4; k++) {
-            pyval v = n->stat[k];
+            pyval v = dump_stat(n, k);
             set_summary(&v);
             npu_ok[k] &= is_number_or_none(&v);
             npu_any[k] |= v.kind != PV_NONE;
@@ -54,7 +54,7 @@ void stats_column_types(compare_ctx *c)
                 bench_ok[k] = 0;
                 continue;
             }
-            v = b->stat[k];
+            v = dump_stat(b, k);
             set_summary(&v);
             bench_ok[k] &= is_number_or_none(&v);
             bench_any[k] |= v.kind != PV_NONE;
@@ -68,7 +68,7 @@ void stats_column_types(compare_ctx *c)
 
 static void stat_value(const dump_row *r, int k, int numeric, int unmatched, pyval *out)
 {
-    *out = r->stat[k];
+    *out = dump_stat(r, k);
     set_summary(out);
     if (out->kind == PV_NONE) {
         if (unmatched) {

@@ -525,6 +525,7 @@ void dump_init(dump_data *d, const char *path)
 void dump_clear(dump_data *d)
 {
     d->nrows = d->nentries = 0;
+    strmap_clear(&d->interned);
     arena_reset(&d->mem);
 }
 
@@ -601,6 +602,7 @@ void dump_free(dump_data *d)
     free(d->rows);
     free(d->entries);
     free(d->p2p);
+    strmap_free(&d->interned);
     arena_free(&d->mem);
     memset(d, 0, sizeof *d);
 }

@@ -118,10 +118,10 @@ static void test_match_duplicates_cartesian(void **state)
     snprintf(bench, sizeof bench, "\"X.0.forward\": {\"input_args\": [%s, %s]}", leaf2, leaf1);
     fixture *f = load(npu, bench, MODE_SUMMARY);
     assert_int_equal(f->c.npairs, 5);
-    assert_true(f->c.pairs[0].n->stat[0].num == 1 && f->c.pairs[0].b->stat[0].num == 2);
-    assert_true(f->c.pairs[1].n->stat[0].num == 1 && f->c.pairs[1].b->stat[0].num == 1);
-    assert_true(f->c.pairs[2].n->stat[0].num == 2 && f->c.pairs[2].b->stat[0].num == 2);
-    assert_true(f->c.pairs[3].n->stat[0].num == 2 && f->c.pairs[3].b->stat[0].num == 1);
+    assert_true(dump_stat(f->c.pairs[0].n, 0).num == 1 && dump_stat(f->c.pairs[0].b, 0).num == 2);
+    assert_true(dump_stat(f->c.pairs[1].n, 0).num == 1 && dump_stat(f->c.pairs[1].b, 0).num == 1);
+    assert_true(dump_stat(f->c.pairs[2].n, 0).num == 2 && dump_stat(f->c.pairs[2].b, 0).num == 2);
+    assert_true(dump_stat(f->c.pairs[3].n, 0).num == 2 && dump_stat(f->c.pairs[3].b, 0).num == 1);
     assert_string_equal(name_of(f, 4), "X.0.forward.output.0");
     unload(f);
 }
