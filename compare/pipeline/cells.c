@@ -173,7 +173,15 @@ void compute_diffs(compare_ctx *c, int threads)
 
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
 {
-    const stat_diffs *sd = &c->diffs[i];
+    /* Without computed differences (the table's case: a million rows would
+     * hold 40 bytes each), statistic k of row i is computed here, on the
+     * thread formatting the row. */
+    stat_diffs one;
+    const stat_diffs *sd = c->diffs ? &c->diffs[i] : &one;
+    if (!c->diffs) {
+        memset(&one, 0, sizeof one);
+        stat_diff(c, i, k, &one);
+    }
     if (sd->kind[k] == DIFF_NA) {
         *diff = NA;
         *rel = NA;

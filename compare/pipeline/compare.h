@@ -133,9 +133,11 @@ const char *npu_key(const compare_ctx *c, size_t i);
 /* cells.c: the Python value of a cell of the result table. */
 void cell_npu_stat(const compare_ctx *c, size_t i, int k, pyval *out);
 void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out);
-/* SUMMARY: compute every row's differences (on `threads` threads), then
- * read them: diff and relative error of statistic k (the text goes into
- * relbuf, 40 bytes); returns whether statistic k has a magnitude warning. */
+/* SUMMARY: compute every row's differences (on `threads` threads; -da
+ * reads them more than once), then read them: diff and relative error of
+ * statistic k (the text goes into relbuf, 40 bytes); returns whether
+ * statistic k has a magnitude warning. Without compute_diffs(),
+ * cell_stat_diff() computes statistic k of the row itself. */
 void compute_diffs(compare_ctx *c, int threads);
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
 /* ALL mode: metric k of row i (a float, or the text saying why not). */

@@ -54,6 +54,8 @@ static const char *cross_dtype(const char *d)
 
 int dtype_compatible(const char *a, const char *b, int cross_frame)
 {
+    if (a == b)   /* interned texts: the common case */
+        return 1;
     if (cross_frame) {
         a = cross_dtype(a);
         b = cross_dtype(b);
@@ -146,36 +148,10 @@ typedef struct {
     size_t row;
 } keyed_row;
 
-static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
-{
-    const uint64_t k = 0x9E3779B97F4A7C15ULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    return h;
-}
-
 static uint64_t join_hash(const char *key, const char *shape)
 {
-    size_t lk = strlen(key), ls = strlen(shape);
-    uint64_t h = hash_bytes(lk * 0x9E3779B97F4A7C15ULL, key, lk);
-    h = hash_bytes(h ^ (ls + 0x51ed27), shape, ls);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+    uint64_t h = strmap_hash64(0, key, strlen(key));
+    return strmap_hash64_end(strmap_hash64(h, shape, strlen(shape)));
 }
 
 typedef struct {
@@ -227,13 +203,33 @@ static void radix_sort(keyed_row *a, size_t n)
     free(tmp);
 }
 
-static keyed_row *sorted_keys(compare_ctx *c, const dump_data *d, int npu, int threads)
+/* Both sides hashed and sorted, each side's sort on its own thread. */
+typedef struct {
+    compare_ctx *c;
+    int threads;
+    keyed_row *keys[2];
+} sort_job;
+
+static int sort_side(void *arg, size_t side)
 {
+    sort_job *j = arg;
+    const dump_data *d = side == 0 ? &j->c->npu : &j->c->bench;
     keyed_row *k = xmalloc_array(d->nrows ? d->nrows : 1, sizeof *k);
-    hash_job j = {.c = c, .d = d, .npu = npu, .out = k};
-    pool_for((d->nrows + HASH_CHUNK - 1) / HASH_CHUNK, threads, hash_chunk, &j);
+    hash_job h = {.c = j->c, .d = d, .npu = side == 0, .out = k};
+    size_t chunks = (d->nrows + HASH_CHUNK - 1) / HASH_CHUNK;
+    for (size_t i = 0; i < chunks; i++)
+        hash_chunk(&h, i);
     radix_sort(k, d->nrows);
-    return k;
+    j->keys[side] = k;
+    return 0;
+}
+
+static void sorted_keys(compare_ctx *c, int threads, keyed_row **nk, keyed_row **bk)
+{
+    sort_job j = {.c = c, .threads = threads};
+    pool_run(2, threads, sort_side, &j, NULL);
+    *nk = j.keys[0];
+    *bk = j.keys[1];
 }
 
 static int same_key(const compare_ctx *c, int npu_a, size_t a, int npu_b, size_t b)
@@ -255,8 +251,8 @@ static int match_sorted(compare_ctx *c)
     const dump_data *N = &c->npu, *B = &c->bench;
     const size_t none = (size_t)-1;
     int threads = c->opts->threads > 0 ? c->opts->threads : 1;
-    keyed_row *nk = sorted_keys(c, N, 1, threads);
-    keyed_row *bk = sorted_keys(c, B, 0, threads);
+    keyed_row *nk, *bk;
+    sorted_keys(c, threads, &nk, &bk);
     /* nfirst: the first target row of a row's key; nnext/bnext: the next row
      * of the same key on that side; bhead: per first target row, the first
      * bench row of its key. */

@@ -256,7 +256,18 @@ static int finish_entry(flattener *f, size_t first)
 static const char *const io_keys[5] = {"input_args", "input_kwargs", "input", "output", "parameters"};
 static const char *const io_names[5] = {".input", ".input", ".input", ".output", ".parameters"};
 
-static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen, const jval *value)
+/* Entry names: a dump's names are unique, and a hash map over half a
+ * million of them costs a cache miss or two per entry. So the first reading
+ * only keeps a 64-bit hash of each name (`hashes`, seen == NULL) and checks
+ * them by sorting at the end; a file where two hashes meet is read again
+ * with the map, which handles a repeated name as Python does. */
+typedef struct {
+    strmap *seen;         /* NULL: the first reading */
+    uint64_t *hashes;
+    size_t cap;
+} entry_names;
+
+static int add_entry(flattener *f, entry_names *en, const char *key, size_t keylen, const jval *value)
 {
     dump_data *d = f->d;
     if (py_blacklisted(key, keylen))
@@ -269,8 +280,14 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
         return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(keylen > 200 ? 200 : keylen), key);
     char *name = arena_strndup(&d->mem, key, keylen);
     f->entry_name = name;
-    int added;
-    size_t *slot = strmap_put(seen, name, keylen, d->nentries, &added);
+    int added = 1;
+    size_t *slot = NULL;
+    if (en->seen) {
+        slot = strmap_put(en->seen, name, keylen, d->nentries, &added);
+    } else {
+        GROW(en->hashes, en->cap, d->nentries + 1);
+        en->hashes[d->nentries] = strmap_hash64_end(strmap_hash64(0, name, keylen));
+    }
     GROW(d->entries, d->entries_cap, d->nentries + 1);
     /* Rows are always appended; a repeated name (the last value wins in a
      * Python dict, at the first position) re-points the earlier entry. */
@@ -396,6 +413,7 @@ typedef struct {
     progress_job *pj;
     const char *path;
     strmap seen;          /* entry names of the current "data" */
+    entry_names names;
     int have_data;
     size_t reported;
     const mapped_file *map;
@@ -415,8 +433,10 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             return -1;
         /* A repeated "data" key replaces the earlier one, as in Python. */
         d->nrows = d->nentries = 0;
-        strmap_free(&r->seen);
-        strmap_init(&r->seen, 1024);
+        if (r->names.seen) {
+            strmap_free(&r->seen);
+            strmap_init(&r->seen, 1024);
+        }
         r->have_data = 1;
         arena entry_mem;
         arena_init(&entry_mem, 256 * 1024);
@@ -427,7 +447,7 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             jval value;
             if (m > 0 && jp_value(jp, &entry_mem, &value) != 0)
                 m = -1;
-            if (m > 0 && add_entry(r->f, &r->seen, name, namelen, &value) != 0)
+            if (m > 0 && add_entry(r->f, &r->names, name, namelen, &value) != 0)
                 m = -1;
             arena_reset(&entry_mem);
             size_t parsed = (size_t)(jp->p - jp->start);
@@ -459,7 +479,41 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
     return 0;
 }
 
-int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
+/* Whether two of the n hashes are equal (LSD radix sort, 16 bits a pass). */
+static int hashes_meet(uint64_t *h, size_t n)
+{
+    if (n < 2)
+        return 0;
+    uint64_t *tmp = xmalloc_array(n, sizeof *tmp);
+    size_t *count = xmalloc_array(65536, sizeof *count);
+    uint64_t *src = h, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[(src[i] >> shift) & 0xffff]++;
+        size_t sum = 0;
+        for (size_t b = 0; b < 65536; b++) {
+            size_t c = count[b];
+            count[b] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    int meet = 0;
+    for (size_t i = 1; i < n && !meet; i++)
+        meet = h[i] == h[i - 1];
+    free(count);
+    free(tmp);
+    return meet;
+}
+
+/* One reading of the file; `first`: by hashes of the entry names (returns
+ * 1 when two of them meet: read again with first == 0). */
+static int load_pass(const char *path, unsigned flags, progress_job *pj, dump_data *d, int first)
 {
     memset(d, 0, sizeof *d);
     d->path = xstrdup(path);
@@ -486,11 +540,17 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     arena scratch;
     arena_init(&scratch, 256 * 1024);
     dump_reading r = {.f = &f, .pj = pj, .path = path, .map = &map};
+    if (!first)
+        r.names.seen = &r.seen;
     int rc = -1;
     if (dump_walk_members(&jp, path, &scratch, dump_member, &r) != 0)
         goto out;
     if (!r.have_data) {
         err_input(path, "has no 'data' object: not a msprobe dump file");
+        goto out;
+    }
+    if (first && hashes_meet(r.names.hashes, d->nentries)) {
+        rc = 1;
         goto out;
     }
     if (f.dups)
@@ -505,12 +565,23 @@ out:
     if (file_guard_end(&guard) != 0)
         rc = -1;
     strmap_free(&r.seen);
+    free(r.names.hashes);
     arena_free(&scratch);
     jp_free(&jp);
     sb_free(&f.prefix);
     sb_free(&f.tmp);
     free(f.md5);
     file_unmap(&map);
+    return rc;
+}
+
+int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
+{
+    int rc = load_pass(path, flags, pj, d, 1);
+    if (rc == 1) {
+        dump_free(d);
+        rc = load_pass(path, flags, pj, d, 0);
+    }
     return rc;
 }
 

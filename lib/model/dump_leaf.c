@@ -38,15 +38,29 @@ static char *mem_sb(dump_data *d, strbuf *sb)
 }
 
 /* A dtype or shape text: a dump has few distinct ones, each held once. */
-static const char *intern_sb(dump_data *d, strbuf *sb)
+static const char *intern_sb(flattener *f, strbuf *sb)
 {
+    dump_data *d = f->d;
     const char *s = sb->buf ? sb->buf : "";
-    size_t *v = strmap_get(&d->interned, s, sb->len);
-    if (v)
-        return (const char *)(uintptr_t)*v;
-    char *copy = arena_strndup(&d->mem, s, sb->len);
-    strmap_put(&d->interned, copy, sb->len, (size_t)(uintptr_t)copy, NULL);
-    return copy;
+    size_t n = sb->len;
+    uint64_t w = 0;
+    memcpy(&w, n >= 8 ? s + n - 8 : s, n >= 8 ? 8 : n);
+    unsigned slot = (unsigned)(((w ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+    const char *hit = f->recent[slot];
+    if (hit && f->recent_len[slot] == n && !memcmp(hit, s, n))
+        return hit;
+    size_t *v = strmap_get(&d->interned, s, n);
+    const char *r;
+    if (v) {
+        r = (const char *)(uintptr_t)*v;
+    } else {
+        char *copy = arena_strndup(&d->mem, s, n);
+        strmap_put(&d->interned, copy, n, (size_t)(uintptr_t)copy, NULL);
+        r = copy;
+    }
+    f->recent[slot] = r;
+    f->recent_len[slot] = (uint32_t)n;
+    return r;
 }
 
 /* A statistic kept as its kind and number alone: None, a bool, a float
@@ -389,14 +403,14 @@ static int leaf_row(flattener *f, const jval *leaf)
     if (json_truthy(dtype)) {
         sb_reset(&f->tmp);
         py_str_json(&f->tmp, dtype);
-        r->dtype = intern_sb(d, &f->tmp);
+        r->dtype = intern_sb(f, &f->tmp);
         const jval *shape = lf.shape;
         sb_reset(&f->tmp);
         if (shape)
             py_str_json(&f->tmp, shape);
         else
             sb_adds(&f->tmp, "None");
-        r->shape = intern_sb(d, &f->tmp);
+        r->shape = intern_sb(f, &f->tmp);
     } else {
         const jval *type = lf.type;
         int value_stats = 0;
@@ -448,7 +462,7 @@ static int leaf_row(flattener *f, const jval *leaf)
             sb_adds(&f->tmp, "[]");
             value_stats = 1;
         }
-        r->shape = intern_sb(d, &f->tmp);
+        r->shape = intern_sb(f, &f->tmp);
         /* after the shape: to_pyval() reuses f->tmp */
         if (value_stats) {
             for (int i = 0; i < 4; i++)
