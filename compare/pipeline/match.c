@@ -14,6 +14,7 @@
 #include "compare/pipeline/compare.h"
 #include "base/mem.h"
 #include "base/pool.h"
+#include "base/radix.h"
 #include "base/strmap.h"
 
 #include <stdlib.h>
@@ -174,35 +175,6 @@ static void hash_chunk(void *arg, size_t chunk)
     }
 }
 
-/* LSD radix sort on h, 16 bits a pass: stable. */
-static void radix_sort(keyed_row *a, size_t n)
-{
-    if (n < 2)
-        return;
-    keyed_row *tmp = xmalloc_array(n, sizeof *tmp);
-    size_t *count = xmalloc_array(65536, sizeof *count);
-    keyed_row *src = a, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, 65536 * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(src[i].h >> shift) & 0xffff]++;
-        size_t sum = 0;
-        for (size_t b = 0; b < 65536; b++) {
-            size_t c = count[b];
-            count[b] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i].h >> shift) & 0xffff]++] = src[i];
-        keyed_row *t = src;
-        src = dst;
-        dst = t;
-    }
-    /* four passes: the result is back in a */
-    free(count);
-    free(tmp);
-}
-
 /* Both sides hashed and sorted, each side's sort on its own thread. */
 typedef struct {
     compare_ctx *c;
@@ -219,7 +191,7 @@ static int sort_side(void *arg, size_t side)
     size_t chunks = (d->nrows + HASH_CHUNK - 1) / HASH_CHUNK;
     for (size_t i = 0; i < chunks; i++)
         hash_chunk(&h, i);
-    radix_sort(k, d->nrows);
+    radix_sort_u64(k, d->nrows, sizeof *k);
     j->keys[side] = k;
     return 0;
 }

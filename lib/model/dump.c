@@ -4,6 +4,7 @@
 #include "base/files.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "base/radix.h"
 #include "format/json.h"
 #include "py/pdnum.h"
 #include "py/pystr.h"
@@ -479,36 +480,14 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
     return 0;
 }
 
-/* Whether two of the n hashes are equal (LSD radix sort, 16 bits a pass). */
+/* Whether two of the n hashes are equal. */
 static int hashes_meet(uint64_t *h, size_t n)
 {
-    if (n < 2)
-        return 0;
-    uint64_t *tmp = xmalloc_array(n, sizeof *tmp);
-    size_t *count = xmalloc_array(65536, sizeof *count);
-    uint64_t *src = h, *dst = tmp;
-    for (int shift = 0; shift < 64; shift += 16) {
-        memset(count, 0, 65536 * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(src[i] >> shift) & 0xffff]++;
-        size_t sum = 0;
-        for (size_t b = 0; b < 65536; b++) {
-            size_t c = count[b];
-            count[b] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
-        uint64_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    int meet = 0;
-    for (size_t i = 1; i < n && !meet; i++)
-        meet = h[i] == h[i - 1];
-    free(count);
-    free(tmp);
-    return meet;
+    radix_sort_u64(h, n, sizeof *h);
+    for (size_t i = 1; i < n; i++)
+        if (h[i] == h[i - 1])
+            return 1;
+    return 0;
 }
 
 /* One reading of the file; `first`: by hashes of the entry names (returns
