@@ -39,30 +39,61 @@ static int is_number_or_none(const pyval *v)
 }
 
 /* One pass over the rows for all four columns (a million rows: the rows
- * are read once, not four times). */
-void stats_column_types(compare_ctx *c)
+ * are read once, not four times), in chunks on all threads. */
+typedef struct {
+    uint8_t npu_ok[4], npu_any[4], bench_ok[4], bench_any[4];
+} column_kinds;
+
+typedef struct {
+    const compare_ctx *c;
+    column_kinds *part;
+} types_job;
+
+#define TYPES_CHUNK 65536
+
+static void types_chunk(void *arg, size_t chunk)
 {
-    int npu_ok[4] = {1, 1, 1, 1}, npu_any[4] = {0}, bench_ok[4] = {1, 1, 1, 1}, bench_any[4] = {0};
-    for (size_t i = 0; i < c->npairs; i++) {
+    types_job *j = arg;
+    const compare_ctx *c = j->c;
+    column_kinds t = {.npu_ok = {1, 1, 1, 1}, .bench_ok = {1, 1, 1, 1}};
+    size_t from = chunk * TYPES_CHUNK, to = from + TYPES_CHUNK < c->npairs ? from + TYPES_CHUNK : c->npairs;
+    for (size_t i = from; i < to; i++) {
         const dump_row *n = c->pairs[i].n, *b = c->pairs[i].b;
         for (int k = 0; k < 4; k++) {
             pyval v = dump_stat(n, k);
             set_summary(&v);
-            npu_ok[k] &= is_number_or_none(&v);
-            npu_any[k] |= v.kind != PV_NONE;
+            t.npu_ok[k] &= (uint8_t)is_number_or_none(&v);
+            t.npu_any[k] |= v.kind != PV_NONE;
             if (!b) {
-                bench_ok[k] = 0;
+                t.bench_ok[k] = 0;
                 continue;
             }
             v = dump_stat(b, k);
             set_summary(&v);
-            bench_ok[k] &= is_number_or_none(&v);
-            bench_any[k] |= v.kind != PV_NONE;
+            t.bench_ok[k] &= (uint8_t)is_number_or_none(&v);
+            t.bench_any[k] |= v.kind != PV_NONE;
         }
     }
+    j->part[chunk] = t;
+}
+
+void stats_column_types(compare_ctx *c)
+{
+    size_t chunks = (c->npairs + TYPES_CHUNK - 1) / TYPES_CHUNK;
+    types_job j = {.c = c, .part = xmalloc_array(chunks ? chunks : 1, sizeof *j.part)};
+    pool_for(chunks, c->opts->threads > 0 ? c->opts->threads : 1, types_chunk, &j);
+    column_kinds all = {.npu_ok = {1, 1, 1, 1}, .bench_ok = {1, 1, 1, 1}};
+    for (size_t p = 0; p < chunks; p++)
+        for (int k = 0; k < 4; k++) {
+            all.npu_ok[k] &= j.part[p].npu_ok[k];
+            all.npu_any[k] |= j.part[p].npu_any[k];
+            all.bench_ok[k] &= j.part[p].bench_ok[k];
+            all.bench_any[k] |= j.part[p].bench_any[k];
+        }
+    free(j.part);
     for (int k = 0; k < 4; k++) {
-        c->npu_numeric[k] = (uint8_t)(npu_ok[k] && npu_any[k]);
-        c->bench_numeric[k] = (uint8_t)(bench_ok[k] && bench_any[k]);
+        c->npu_numeric[k] = (uint8_t)(all.npu_ok[k] && all.npu_any[k]);
+        c->bench_numeric[k] = (uint8_t)(all.bench_ok[k] && all.bench_any[k]);
     }
 }
 

@@ -1,6 +1,6 @@
 /* Radix sort of records by a 64-bit key: the order against qsort on random
  * keys (every byte of the key matters), stability on equal keys, records of
- * 8 and 24 bytes, lengths 0, 1 and around the pass sizes. */
+ * 8, 16 and 24 bytes, lengths 0, 1 and around the pass sizes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -53,10 +53,27 @@ static void check(size_t n, int few_keys)
 
 static void test_records(void **state)
 {
-    static const size_t sizes[] = {0, 1, 2, 3, 100, 2047, 2048, 2049, 100000};
+    static const size_t sizes[] = {0, 1, 2, 3, 100, 2047, 2048, 2049, 100000, 131072, 300000};
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         check(sizes[i], 0);
         check(sizes[i], 1);
+    }
+}
+
+/* 16-byte records (the join's), both pass sizes */
+static void test_pairs(void **state)
+{
+    for (size_t n = 1000; n <= 200000; n *= 200) {
+        uint64_t s = 7;
+        uint64_t(*a)[2] = malloc(n * sizeof *a);
+        for (size_t i = 0; i < n; i++) {
+            a[i][0] = rng(&s) % (n / 2);   /* repeated keys */
+            a[i][1] = i;
+        }
+        radix_sort_u64(a, n, sizeof *a);
+        for (size_t i = 1; i < n; i++)
+            assert_true(a[i - 1][0] < a[i][0] || (a[i - 1][0] == a[i][0] && a[i - 1][1] < a[i][1]));
+        free(a);
     }
 }
 
@@ -72,6 +89,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records),
+        cmocka_unit_test(test_pairs),
         cmocka_unit_test(test_plain_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
