@@ -140,7 +140,17 @@ static int parse_number(jparser *jp, jval *out)
     }
     jp->p = p;
     out->is_int = (uint8_t)is_int;
-    out->u.num = number_value(s, (size_t)(p - s));
+    const char *digits = s + (*s == '-');
+    if (is_int && p - digits <= 15) {
+        /* a short integer (a shape's dimensions: most of a dump's numbers)
+         * is exact in a double; no need for the general parser */
+        uint64_t w = 0;
+        for (const char *q = digits; q < p; q++)
+            w = w * 10 + (uint64_t)(*q - '0');
+        out->u.num = *s == '-' ? -(double)w : (double)w;
+    } else {
+        out->u.num = number_value(s, (size_t)(p - s));
+    }
 done:
     out->text = s;
     out->len = (uint32_t)(jp->p - s);
@@ -349,6 +359,22 @@ static int has_duplicate_keys(const jmember *m, size_t n)
     if (n < 2)
         return 0;
     if (n <= 32) {
+        /* a 6-bit signature of each key (its length, first, second and last
+         * bytes): keys of different signatures differ, so an object whose
+         * signatures are all distinct -- a dump leaf's eight keys -- needs no
+         * comparison */
+        uint64_t seen = 0, clash = 0;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *k = (const unsigned char *)m[i].key;
+            size_t l = m[i].keylen;
+            uint64_t w = l | (l ? (uint64_t)k[0] << 8 | (uint64_t)k[l - 1] << 16 : 0) |
+                         (l > 1 ? (uint64_t)k[1] << 24 : 0);
+            uint64_t bit = 1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58);
+            clash |= seen & bit;
+            seen |= bit;
+        }
+        if (!clash)
+            return 0;
         for (size_t i = 1; i < n; i++)
             for (size_t j = 0; j < i; j++)
                 if (same_key(&m[i], &m[j]))
