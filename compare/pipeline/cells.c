@@ -152,11 +152,8 @@ static int numeric_or_nan(const pyval *v, double *num, int exact)
 }
 
 /* One statistic of one row: msprobe's calc_summary_diff(). */
-static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
+static void stat_diff_of(const compare_ctx *c, size_t i, int k, pyval vn, pyval vb, stat_diffs *out)
 {
-    pyval vn, vb;
-    cell_npu_stat(c, i, k, &vn);
-    cell_bench_stat(c, i, k, &vb);
     double n, b;
     /* Equal floats give a zero difference whatever pandas reads them as. */
     int same = vn.kind == PV_FLOAT && vb.kind == PV_FLOAT && vn.num == vb.num;
@@ -184,6 +181,14 @@ static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
         out->warn |= (uint8_t)(1u << k);
 }
 
+static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
+{
+    pyval vn, vb;
+    cell_npu_stat(c, i, k, &vn);
+    cell_bench_stat(c, i, k, &vb);
+    stat_diff_of(c, i, k, vn, vb, out);
+}
+
 static void diffs_chunk(void *arg, size_t chunk)
 {
     compare_ctx *c = arg;
@@ -202,7 +207,8 @@ void compute_diffs(compare_ctx *c, int threads)
     pool_for((c->npairs + DIFF_CHUNK - 1) / DIFF_CHUNK, threads, diffs_chunk, c);
 }
 
-int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+int cell_stat_diff_of(const compare_ctx *c, size_t i, int k, const pyval *vn, const pyval *vb, pyval *diff,
+                      pyval *rel, char *relbuf)
 {
     /* Without computed differences (the table's case: a million rows would
      * hold 40 bytes each), statistic k of row i is computed here, on the
@@ -211,7 +217,7 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
     const stat_diffs *sd = c->diffs ? &c->diffs[i] : &one;
     if (!c->diffs) {
         memset(&one, 0, sizeof one);
-        stat_diff(c, i, k, &one);
+        stat_diff_of(c, i, k, *vn, *vb, &one);
     }
     if (sd->kind[k] == DIFF_NA) {
         *diff = NA;
@@ -229,9 +235,7 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
     diff->num = d;
     /* bench == 0 and diff / bench use the bench value itself, not its
      * re-parsed text (a numeric string counts as its number). */
-    pyval vb;
-    cell_bench_stat(c, i, k, &vb);
-    double braw = vb.kind == PV_FLOAT || vb.kind == PV_INT || vb.kind == PV_BOOL ? vb.num : vb.pd_num;
+    double braw = vb->kind == PV_FLOAT || vb->kind == PV_INT || vb->kind == PV_BOOL ? vb->num : vb->pd_num;
     if (braw == 0) {
         *rel = NA;
     } else {
@@ -245,6 +249,14 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
         rel->len = (uint32_t)len;
     }
     return (sd->warn >> k) & 1;
+}
+
+int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+{
+    pyval vn, vb;
+    cell_npu_stat(c, i, k, &vn);
+    cell_bench_stat(c, i, k, &vb);
+    return cell_stat_diff_of(c, i, k, &vn, &vb, diff, rel, relbuf);
 }
 
 /* ALL mode: one of the six metrics of row i, a float or its reason text. */

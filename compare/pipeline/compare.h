@@ -140,6 +140,10 @@ void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out);
  * cell_stat_diff() computes statistic k of the row itself. */
 void compute_diffs(compare_ctx *c, int threads);
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
+/* The same, given the row's two cells of statistic k (cell_npu_stat,
+ * cell_bench_stat), which the table shows too: read once, not three times. */
+int cell_stat_diff_of(const compare_ctx *c, size_t i, int k, const pyval *vn, const pyval *vb, pyval *diff,
+                      pyval *rel, char *relbuf);
 /* ALL mode: metric k of row i (a float, or the text saying why not). */
 void real_metric_cell(const compare_ctx *c, size_t i, int k, pyval *out);
 void stats_column_types(compare_ctx *c);

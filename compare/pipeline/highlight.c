@@ -52,7 +52,7 @@ static void read_cells(const compare_ctx *c, size_t i, rule_cells *rc, char *buf
         real_metric_cell(c, i, MET_COSINE, &rc->cosine);
     } else {
         pyval rel;
-        cell_stat_diff(c, i, 0, &rc->max_diff, &rel, buf);
+        cell_stat_diff_of(c, i, 0, &rc->npu_max, &rc->bench_max, &rc->max_diff, &rel, buf);
     }
 }
 
