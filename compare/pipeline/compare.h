@@ -127,6 +127,9 @@ typedef struct {
 
 /* match.c */
 int match_rows(compare_ctx *c);
+/* Tests: the exact join through the hash map, the way it goes when two keys
+ * share a 64-bit hash (0: by sorted hashes). */
+extern int match_by_map;
 int dtype_compatible(const char *a, const char *b, int cross_frame);
 const char *npu_key(const compare_ctx *c, size_t i);
 

@@ -331,9 +331,11 @@ static int match_exact_map(compare_ctx *c)
     return 0;
 }
 
+int match_by_map;
+
 static int match_exact(compare_ctx *c)
 {
-    if (match_sorted(c) == 0)
+    if (!match_by_map && match_sorted(c) == 0)
         return 0;
     return match_exact_map(c);
 }
