@@ -85,12 +85,6 @@ static int literal(jparser *jp, const char *word)
 
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* A number token's value, by its text. (A memo of the answers, as numbers
- * repeat in dumps, cost more than it saved: 9% of reading a dump.json, the
- * 5,766-entry pair's and the 500,000-entry pair's alike; parse_double's
- * fast path is cheaper than the memo's hash and its cache misses.) */
-static double number_value(const char *s, size_t n) { return parse_double(s, n); }
-
 static int parse_number(jparser *jp, jval *out)
 {
     const char *s = jp->p, *p = s, *e = jp->end;
@@ -140,16 +134,16 @@ static int parse_number(jparser *jp, jval *out)
     }
     jp->p = p;
     out->is_int = (uint8_t)is_int;
+    /* A short integer (shapes' dimensions) is exact in a double. Numbers
+     * are not memoised: the memo cost more than parse_double's fast path. */
     const char *digits = s + (*s == '-');
     if (is_int && p - digits <= 15) {
-        /* a short integer (a shape's dimensions: most of a dump's numbers)
-         * is exact in a double; no need for the general parser */
         uint64_t w = 0;
         for (const char *q = digits; q < p; q++)
             w = w * 10 + (uint64_t)(*q - '0');
         out->u.num = *s == '-' ? -(double)w : (double)w;
     } else {
-        out->u.num = number_value(s, (size_t)(p - s));
+        out->u.num = parse_double(s, (size_t)(p - s));
     }
 done:
     out->text = s;
@@ -359,19 +353,15 @@ static int has_duplicate_keys(const jmember *m, size_t n)
     if (n < 2)
         return 0;
     if (n <= 32) {
-        /* a 6-bit signature of each key (its length, first, second and last
-         * bytes): keys of different signatures differ, so an object whose
-         * signatures are all distinct -- a dump leaf's eight keys -- needs no
-         * comparison */
+        /* 6-bit signatures (length, first, second, last byte): all distinct
+         * (a dump leaf's eight keys) means no key repeats */
         uint64_t seen = 0, clash = 0;
         for (size_t i = 0; i < n; i++) {
             const unsigned char *k = (const unsigned char *)m[i].key;
             size_t l = m[i].keylen;
-            uint64_t w = l | (l ? (uint64_t)k[0] << 8 | (uint64_t)k[l - 1] << 16 : 0) |
-                         (l > 1 ? (uint64_t)k[1] << 24 : 0);
-            uint64_t bit = 1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58);
-            clash |= seen & bit;
-            seen |= bit;
+            uint64_t w = l | (l ? k[0] << 8 | (uint64_t)k[l - 1] << 16 : 0) | (l > 1 ? (uint64_t)k[1] << 24 : 0);
+            clash |= seen & (1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58));
+            seen |= 1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58);
         }
         if (!clash)
             return 0;
