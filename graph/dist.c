@@ -114,7 +114,7 @@ static jval item_value(arena *a, const gitems *it, const gitem *g, const char *k
     for (int k = 0; k < 4; k++) {
         if (strcmp(key, stats[k]) != 0)
             continue;
-        const pyval *p = &row->stat[k];
+        const pyval pv = dump_stat(row, k), *p = &pv;
         switch (p->kind) {
         case PV_BOOL:
             r.type = p->num ? J_TRUE : J_FALSE;

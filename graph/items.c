@@ -172,7 +172,7 @@ void item_render(strbuf *sb, const gitems *it, const gitem *g, unsigned flags, c
         if (k >= 0) {
             if (k == 0)
                 max_at = sb->len;
-            vis_pyval(sb, &r->stat[k]);
+            vis_pyval(sb, (const pyval[]){dump_stat(r, k)});
         } else if (key_is(m, "data_name")) {
             vis_string(sb, r->data_name, strlen(r->data_name));
         } else if (filled && key_is(m, "dtype")) {
@@ -199,7 +199,7 @@ void item_render(strbuf *sb, const gitems *it, const gitem *g, unsigned flags, c
             member_key(sb, STAT_KEYS[k], strlen(STAT_KEYS[k]));
             if (k == 0)
                 max_at = sb->len;
-            vis_pyval(sb, &r->stat[k]);
+            vis_pyval(sb, (const pyval[]){dump_stat(r, k)});
             sb_addc(sb, '\n');
         }
         if (filled && !have_dtype) {

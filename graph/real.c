@@ -143,7 +143,7 @@ static int side_min(const gcompare *c, const gitems *it, int out, double *min)
     double m = 1.0, first = 0;
     for (size_t k = 0; k < n; k++) {
         const dump_row *row = gitem_row(it, &v[k]);
-        if (row->stat[0].kind == PV_NONE)
+        if (dump_stat(row, 0).kind == PV_NONE)
             continue;
         const real_row *r = real_find(c, row->name);
         if (r) {
@@ -161,7 +161,7 @@ static int side_min(const gcompare *c, const gitems *it, int out, double *min)
                 any = 1;
             }
         }
-        if (is_invalid(&row->stat[0]) || is_invalid(&row->stat[1]))
+        if (is_invalid((const pyval[]){dump_stat(row, 0)}) || is_invalid((const pyval[]){dump_stat(row, 1)}))
             na = 1;
     }
     if (na)

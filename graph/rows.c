@@ -148,7 +148,7 @@ static void summary_cells(const dump_row *n, const dump_row *b, gcell out[8])
         return;
     }
     for (int k = 0; k < 4; k++) {
-        const pyval *x = &n->stat[k], *y = &b->stat[k];
+        const pyval xv = dump_stat(n, k), yv = dump_stat(b, k), *x = &xv, *y = &yv;
         if (!numeric(x) || !numeric(y)) {
             cell_str(&out[k], "N/A");
             cell_str(&out[k + 4], "N/A");
@@ -347,7 +347,7 @@ static void keep_node_cells(gcompare *c, long n, const gitems *ni, const gitems 
             *first = UINT32_MAX;
             const dump_row *row = gitem_row(ni, &v[k]);
             const rowpair *p = row_of(nr, ni, &v[k], out);
-            if (!p || (c->task == TASK_SUMMARY && row->stat[0].kind == PV_NONE))
+            if (!p || (c->task == TASK_SUMMARY && dump_stat(row, 0).kind == PV_NONE))
                 continue;
             *first = (uint32_t)c->ncells;
             gcell cells[8];
@@ -384,7 +384,7 @@ int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
         int kind = PX_INT;
         for (size_t k = 0; k < ni->nout; k++) {
             const dump_row *row = gitem_row(ni, &ni->out[k]);
-            if (row->stat[0].kind == PV_NONE)
+            if (dump_stat(row, 0).kind == PV_NONE)
                 continue;
             const rowpair *p = row_of(&nr, ni, &ni->out[k], 1);
             if (p) {
@@ -398,7 +398,7 @@ int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
                     }
                 }
             }
-            if (is_invalid(&row->stat[0]) || is_invalid(&row->stat[1])) {
+            if (is_invalid((const pyval[]){dump_stat(row, 0)}) || is_invalid((const pyval[]){dump_stat(row, 1)})) {
                 r = 1;
                 kind = PX_INT;
             }
@@ -491,7 +491,7 @@ int compare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gco
             (*off)[k] = cols->text.len;
             const dump_row *row = gitem_row(ni, &v[k]);
             if (c->task == TASK_REAL) {
-                const real_row *rr = row->stat[0].kind != PV_NONE ? real_find(c, row->name) : NULL;
+                const real_row *rr = dump_stat(row, 0).kind != PV_NONE ? real_find(c, row->name) : NULL;
                 if (rr) {
                     gcell cells[MET_COUNT];
                     real_cells(rr, cells);
@@ -503,7 +503,7 @@ int compare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gco
             if (!p || c->task == TASK_STRUCTURE)
                 continue;
             if (c->task == TASK_SUMMARY) {
-                if (row->stat[0].kind == PV_NONE)
+                if (dump_stat(row, 0).kind == PV_NONE)
                     continue;
                 gcell cells[8];
                 summary_cells(row, bench_row(bi, p), cells);

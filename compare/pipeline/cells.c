@@ -38,32 +38,68 @@ static int is_number_or_none(const pyval *v)
     return v->kind == PV_NONE || (v->kind == PV_INT && !v->wide_int) || v->kind == PV_FLOAT;
 }
 
-void stats_column_types(compare_ctx *c)
+/* One pass over the rows for all four columns (a million rows: the rows
+ * are read once, not four times), in chunks on all threads. */
+typedef struct {
+    uint8_t npu_ok[4], npu_any[4], bench_ok[4], bench_any[4];
+} column_kinds;
+
+typedef struct {
+    const compare_ctx *c;
+    column_kinds *part;
+} types_job;
+
+#define TYPES_CHUNK 65536
+
+static void types_chunk(void *arg, size_t chunk)
 {
-    for (int k = 0; k < 4; k++) {
-        int npu_ok = 1, npu_any = 0, bench_ok = 1, bench_any = 0;
-        for (size_t i = 0; i < c->npairs; i++) {
-            pyval v = c->pairs[i].n->stat[k];
+    types_job *j = arg;
+    const compare_ctx *c = j->c;
+    column_kinds t = {.npu_ok = {1, 1, 1, 1}, .bench_ok = {1, 1, 1, 1}};
+    size_t from = chunk * TYPES_CHUNK, to = from + TYPES_CHUNK < c->npairs ? from + TYPES_CHUNK : c->npairs;
+    for (size_t i = from; i < to; i++) {
+        const dump_row *n = c->pairs[i].n, *b = c->pairs[i].b;
+        for (int k = 0; k < 4; k++) {
+            pyval v = dump_stat(n, k);
             set_summary(&v);
-            npu_ok &= is_number_or_none(&v);
-            npu_any |= v.kind != PV_NONE;
-            if (!c->pairs[i].b) {
-                bench_ok = 0;
+            t.npu_ok[k] &= (uint8_t)is_number_or_none(&v);
+            t.npu_any[k] |= v.kind != PV_NONE;
+            if (!b) {
+                t.bench_ok[k] = 0;
                 continue;
             }
-            v = c->pairs[i].b->stat[k];
+            v = dump_stat(b, k);
             set_summary(&v);
-            bench_ok &= is_number_or_none(&v);
-            bench_any |= v.kind != PV_NONE;
+            t.bench_ok[k] &= (uint8_t)is_number_or_none(&v);
+            t.bench_any[k] |= v.kind != PV_NONE;
         }
-        c->npu_numeric[k] = (uint8_t)(npu_ok && npu_any);
-        c->bench_numeric[k] = (uint8_t)(bench_ok && bench_any);
+    }
+    j->part[chunk] = t;
+}
+
+void stats_column_types(compare_ctx *c)
+{
+    size_t chunks = (c->npairs + TYPES_CHUNK - 1) / TYPES_CHUNK;
+    types_job j = {.c = c, .part = xmalloc_array(chunks ? chunks : 1, sizeof *j.part)};
+    pool_for(chunks, c->opts->threads > 0 ? c->opts->threads : 1, types_chunk, &j);
+    column_kinds all = {.npu_ok = {1, 1, 1, 1}, .bench_ok = {1, 1, 1, 1}};
+    for (size_t p = 0; p < chunks; p++)
+        for (int k = 0; k < 4; k++) {
+            all.npu_ok[k] &= j.part[p].npu_ok[k];
+            all.npu_any[k] |= j.part[p].npu_any[k];
+            all.bench_ok[k] &= j.part[p].bench_ok[k];
+            all.bench_any[k] |= j.part[p].bench_any[k];
+        }
+    free(j.part);
+    for (int k = 0; k < 4; k++) {
+        c->npu_numeric[k] = (uint8_t)(all.npu_ok[k] && all.npu_any[k]);
+        c->bench_numeric[k] = (uint8_t)(all.bench_ok[k] && all.bench_any[k]);
     }
 }
 
 static void stat_value(const dump_row *r, int k, int numeric, int unmatched, pyval *out)
 {
-    *out = r->stat[k];
+    *out = dump_stat(r, k);
     set_summary(out);
     if (out->kind == PV_NONE) {
         if (unmatched) {
@@ -116,11 +152,8 @@ static int numeric_or_nan(const pyval *v, double *num, int exact)
 }
 
 /* One statistic of one row: msprobe's calc_summary_diff(). */
-static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
+static void stat_diff_of(const compare_ctx *c, size_t i, int k, pyval vn, pyval vb, stat_diffs *out)
 {
-    pyval vn, vb;
-    cell_npu_stat(c, i, k, &vn);
-    cell_bench_stat(c, i, k, &vb);
     double n, b;
     /* Equal floats give a zero difference whatever pandas reads them as. */
     int same = vn.kind == PV_FLOAT && vb.kind == PV_FLOAT && vn.num == vb.num;
@@ -148,6 +181,14 @@ static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
         out->warn |= (uint8_t)(1u << k);
 }
 
+static void stat_diff(const compare_ctx *c, size_t i, int k, stat_diffs *out)
+{
+    pyval vn, vb;
+    cell_npu_stat(c, i, k, &vn);
+    cell_bench_stat(c, i, k, &vb);
+    stat_diff_of(c, i, k, vn, vb, out);
+}
+
 static void diffs_chunk(void *arg, size_t chunk)
 {
     compare_ctx *c = arg;
@@ -166,9 +207,18 @@ void compute_diffs(compare_ctx *c, int threads)
     pool_for((c->npairs + DIFF_CHUNK - 1) / DIFF_CHUNK, threads, diffs_chunk, c);
 }
 
-int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+int cell_stat_diff_of(const compare_ctx *c, size_t i, int k, const pyval *vn, const pyval *vb, pyval *diff,
+                      pyval *rel, char *relbuf)
 {
-    const stat_diffs *sd = &c->diffs[i];
+    /* Without computed differences (the table's case: a million rows would
+     * hold 40 bytes each), statistic k of row i is computed here, on the
+     * thread formatting the row. */
+    stat_diffs one;
+    const stat_diffs *sd = c->diffs ? &c->diffs[i] : &one;
+    if (!c->diffs) {
+        memset(&one, 0, sizeof one);
+        stat_diff_of(c, i, k, *vn, *vb, &one);
+    }
     if (sd->kind[k] == DIFF_NA) {
         *diff = NA;
         *rel = NA;
@@ -185,9 +235,7 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
     diff->num = d;
     /* bench == 0 and diff / bench use the bench value itself, not its
      * re-parsed text (a numeric string counts as its number). */
-    pyval vb;
-    cell_bench_stat(c, i, k, &vb);
-    double braw = vb.kind == PV_FLOAT || vb.kind == PV_INT || vb.kind == PV_BOOL ? vb.num : vb.pd_num;
+    double braw = vb->kind == PV_FLOAT || vb->kind == PV_INT || vb->kind == PV_BOOL ? vb->num : vb->pd_num;
     if (braw == 0) {
         *rel = NA;
     } else {
@@ -201,6 +249,14 @@ int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *re
         rel->len = (uint32_t)len;
     }
     return (sd->warn >> k) & 1;
+}
+
+int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf)
+{
+    pyval vn, vb;
+    cell_npu_stat(c, i, k, &vn);
+    cell_bench_stat(c, i, k, &vb);
+    return cell_stat_diff_of(c, i, k, &vn, &vb, diff, rel, relbuf);
 }
 
 /* ALL mode: one of the six metrics of row i, a float or its reason text. */

@@ -127,17 +127,26 @@ typedef struct {
 
 /* match.c */
 int match_rows(compare_ctx *c);
+/* Tests: the exact join through the hash map, the way it goes when two keys
+ * share a 64-bit hash (0: by sorted hashes). */
+extern int match_by_map;
 int dtype_compatible(const char *a, const char *b, int cross_frame);
 const char *npu_key(const compare_ctx *c, size_t i);
 
 /* cells.c: the Python value of a cell of the result table. */
 void cell_npu_stat(const compare_ctx *c, size_t i, int k, pyval *out);
 void cell_bench_stat(const compare_ctx *c, size_t i, int k, pyval *out);
-/* SUMMARY: compute every row's differences (on `threads` threads), then
- * read them: diff and relative error of statistic k (the text goes into
- * relbuf, 40 bytes); returns whether statistic k has a magnitude warning. */
+/* SUMMARY: compute every row's differences (on `threads` threads; -da
+ * reads them more than once), then read them: diff and relative error of
+ * statistic k (the text goes into relbuf, 40 bytes); returns whether
+ * statistic k has a magnitude warning. Without compute_diffs(),
+ * cell_stat_diff() computes statistic k of the row itself. */
 void compute_diffs(compare_ctx *c, int threads);
 int cell_stat_diff(const compare_ctx *c, size_t i, int k, pyval *diff, pyval *rel, char *relbuf);
+/* The same, given the row's two cells of statistic k (cell_npu_stat,
+ * cell_bench_stat), which the table shows too: read once, not three times. */
+int cell_stat_diff_of(const compare_ctx *c, size_t i, int k, const pyval *vn, const pyval *vb, pyval *diff,
+                      pyval *rel, char *relbuf);
 /* ALL mode: metric k of row i (a float, or the text saying why not). */
 void real_metric_cell(const compare_ctx *c, size_t i, int k, pyval *out);
 void stats_column_types(compare_ctx *c);

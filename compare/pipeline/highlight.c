@@ -8,6 +8,7 @@
 #include "compare/pipeline/compare.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "base/pool.h"
 #include "model/table.h"
 
 #include <math.h>
@@ -51,7 +52,7 @@ static void read_cells(const compare_ctx *c, size_t i, rule_cells *rc, char *buf
         real_metric_cell(c, i, MET_COSINE, &rc->cosine);
     } else {
         pyval rel;
-        cell_stat_diff(c, i, 0, &rc->max_diff, &rel, buf);
+        cell_stat_diff_of(c, i, 0, &rc->npu_max, &rc->bench_max, &rc->max_diff, &rel, buf);
     }
 }
 
@@ -145,8 +146,19 @@ static void check_cosine(batch_msgs *m, size_t row, const rule_cells *in, const 
 }
 
 typedef struct {
-    size_t start, in_len, params_end, output_end, grad_end;
+    uint32_t start, in_len, params_end, output_end, grad_end;
 } api_batch;
+
+/* What one thread needs for its batches: their messages (in row order)
+ * and scratch reused from batch to batch. */
+typedef struct {
+    batch_msgs m;
+    hl_message *msgs;
+    size_t nmsgs, cap;
+    rule_cells *cells;
+    char (*bufs)[40];
+    size_t cells_cap, bufs_cap;
+} hl_part;
 
 static int has_direction(const char *s, size_t n)
 {
@@ -168,11 +180,14 @@ static int contains(const char *hay, size_t hn, const char *needle, size_t nn)
     return nn <= hn && memmem(hay, hn, needle, nn) != NULL;
 }
 
-static void check_batch(compare_ctx *c, const api_batch *bt, batch_msgs *m)
+static void check_batch(const compare_ctx *c, const api_batch *bt, hl_part *p)
 {
+    batch_msgs *m = &p->m;
     size_t n = bt->grad_end - bt->start;
-    rule_cells *cells = xmalloc_array(n, sizeof *cells);
-    char (*bufs)[40] = xmalloc_array(n, sizeof *bufs);
+    GROW(p->cells, p->cells_cap, n);
+    GROW(p->bufs, p->bufs_cap, n);
+    rule_cells *cells = p->cells;
+    char (*bufs)[40] = p->bufs;
     for (size_t i = 0; i < n; i++) {
         read_cells(c, bt->start + i, &cells[i], bufs[i]);
         check_overflow(m, bt->start + i, &cells[i]);
@@ -194,8 +209,6 @@ static void check_batch(compare_ctx *c, const api_batch *bt, batch_msgs *m)
             }
         }
     }
-    free(cells);
-    free(bufs);
 }
 
 static int by_row(const void *a, const void *b)
@@ -208,8 +221,9 @@ static int by_row(const void *a, const void *b)
 
 /* Append this batch's messages to the context in row order, red first, and
  * yellow only for rows without red; stable sort keeps message order. */
-static void flush_batch(compare_ctx *c, batch_msgs *m, size_t *cap)
+static void flush_batch(const compare_ctx *c, hl_part *p)
 {
+    batch_msgs *m = &p->m;
     if (!m->nred && !m->nyellow)
         return;
     size_t total = m->nred + m->nyellow;
@@ -235,14 +249,41 @@ static void flush_batch(compare_ctx *c, batch_msgs *m, size_t *cap)
         all[j] = x;
     }
     for (size_t i = 0; i < k; i++) {
-        GROW(c->msgs, *cap, c->nmsgs + 1);
-        c->msgs[c->nmsgs++] = all[i];
+        GROW(p->msgs, p->cap, p->nmsgs + 1);
+        p->msgs[p->nmsgs++] = all[i];
         uint8_t f = HL_IS_RED(all[i].code) ? FILL_RED : FILL_YELLOW;
         if (f == FILL_RED || c->fill[all[i].row] == FILL_NONE)
             c->fill[all[i].row] = f;
     }
     free(all);
     m->nred = m->nyellow = 0;
+}
+
+/* The batches' rules run on all threads, a range of batches each (every
+ * batch touches only its own rows' fills); the messages are joined in
+ * order. */
+#define HL_CHUNK 4096
+
+typedef struct {
+    const compare_ctx *c;
+    const api_batch *bt;
+    size_t nbt;
+    hl_part *part;
+} hl_job;
+
+static void hl_chunk(void *arg, size_t k)
+{
+    hl_job *j = arg;
+    hl_part *p = &j->part[k];
+    size_t to = (k + 1) * HL_CHUNK < j->nbt ? (k + 1) * HL_CHUNK : j->nbt;
+    for (size_t b = k * HL_CHUNK; b < to; b++) {
+        check_batch(j->c, &j->bt[b], p);
+        flush_batch(j->c, p);
+    }
+    free(p->m.red);
+    free(p->m.yellow);
+    free(p->cells);
+    free(p->bufs);
 }
 
 int highlight_rows(compare_ctx *c)
@@ -252,57 +293,63 @@ int highlight_rows(compare_ctx *c)
     c->nmsgs = 0;
     if (c->mode == MODE_MD5 || c->file_type != DUMP_JSON || c->npairs == 0)
         return 0;
-    size_t cap = 0;
-    batch_msgs m = {0};
-    api_batch bt = {0};
+    api_batch *bts = NULL, *bt = NULL;
+    size_t nbt = 0, bt_cap = 0;
     const char *bt_api = NULL;
     size_t bt_api_len = 0;
-    int have = 0;
     for (size_t i = 0; i < c->npairs; i++) {
         const dump_row *r = c->pairs[i].n;
         const char *api = r->name;
         size_t api_len = r->api_len;
-        int join = have && ((api_len == bt_api_len && !memcmp(api, bt_api, api_len)) ||
-                            (!has_direction(api, api_len) && contains(bt_api, bt_api_len, api, api_len)));
+        int join = bt && ((api_len == bt_api_len && !memcmp(api, bt_api, api_len)) ||
+                          (!has_direction(api, api_len) && contains(bt_api, bt_api_len, api, api_len)));
         if (join) {
             switch (r->state) {
             case ST_INPUT:
             case ST_KWARGS:
-                bt.in_len++, bt.params_end++, bt.output_end++;
+                bt->in_len++, bt->params_end++, bt->output_end++;
                 break;
             case ST_PARAMS:
-                bt.params_end++, bt.output_end++;
+                bt->params_end++, bt->output_end++;
                 break;
             case ST_OUTPUT:
-                bt.output_end++;
+                bt->output_end++;
                 break;
             case ST_PARAMS_GRAD:
                 break;
             default:
-                free(m.red);
-                free(m.yellow);
+                free(bts);
                 return err_input(c->npu.path, "api_batch of %.*s with invalid state: %s", (int)bt_api_len, bt_api,
                                  r->name);
             }
-            bt.grad_end++;
+            bt->grad_end++;
             continue;
         }
-        if (have) {
-            check_batch(c, &bt, &m);
-            flush_batch(c, &m, &cap);
-        }
-        have = 1;
+        GROW(bts, bt_cap, nbt + 1);
+        bt = &bts[nbt++];
         bt_api = api;
         bt_api_len = api_len;
-        bt.start = i;
-        bt.in_len = 1;
-        bt.params_end = bt.output_end = bt.grad_end = i + 1;
+        bt->start = (uint32_t)i;
+        bt->in_len = 1;
+        bt->params_end = bt->output_end = bt->grad_end = (uint32_t)(i + 1);
     }
-    if (have) {
-        check_batch(c, &bt, &m);
-        flush_batch(c, &m, &cap);
+    size_t chunks = (nbt + HL_CHUNK - 1) / HL_CHUNK;
+    hl_job j = {.c = c, .bt = bts, .nbt = nbt, .part = xcalloc(chunks ? chunks : 1, sizeof *j.part)};
+    pool_for(chunks, c->opts->threads > 0 ? c->opts->threads : 1, hl_chunk, &j);
+    size_t total = 0;
+    for (size_t k = 0; k < chunks; k++)
+        total += j.part[k].nmsgs;
+    if (total) {
+        c->msgs = xmalloc_array(total, sizeof *c->msgs);
+        for (size_t k = 0; k < chunks; k++) {
+            if (j.part[k].nmsgs)
+                memcpy(c->msgs + c->nmsgs, j.part[k].msgs, j.part[k].nmsgs * sizeof *c->msgs);
+            c->nmsgs += j.part[k].nmsgs;
+        }
     }
-    free(m.red);
-    free(m.yellow);
+    for (size_t k = 0; k < chunks; k++)
+        free(j.part[k].msgs);
+    free(j.part);
+    free(bts);
     return 0;
 }

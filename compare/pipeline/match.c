@@ -13,6 +13,8 @@
  */
 #include "compare/pipeline/compare.h"
 #include "base/mem.h"
+#include "base/pool.h"
+#include "base/radix.h"
 #include "base/strmap.h"
 
 #include <stdlib.h>
@@ -53,6 +55,8 @@ static const char *cross_dtype(const char *d)
 
 int dtype_compatible(const char *a, const char *b, int cross_frame)
 {
+    if (a == b)   /* interned texts: the common case */
+        return 1;
     if (cross_frame) {
         a = cross_dtype(a);
         b = cross_dtype(b);
@@ -131,7 +135,150 @@ static void bench_index_free(bench_index *bi)
     free(bi->tail);
 }
 
-static int match_exact(compare_ctx *c)
+/* ---- the exact join by sorting ------------------------------------------
+ *
+ * A hash table over a million keys costs a cache miss or two per lookup;
+ * instead every row gets a 64-bit hash of (key, shape), computed in order on
+ * all threads, and both sides' (hash, row) lists are radix-sorted (stable,
+ * so rows of one hash stay in row order) and merged. Rows of one hash are
+ * then told apart by their texts, so a collision costs time, never a wrong
+ * pair. */
+
+typedef struct {
+    uint64_t h;
+    size_t row;
+} keyed_row;
+
+static uint64_t join_hash(const char *key, const char *shape)
+{
+    uint64_t h = strmap_hash64(0, key, strlen(key));
+    return strmap_hash64_end(strmap_hash64(h, shape, strlen(shape)));
+}
+
+typedef struct {
+    const compare_ctx *c;
+    const dump_data *d;
+    int npu;                 /* keys from npu_key() */
+    keyed_row *out;
+} hash_job;
+
+#define HASH_CHUNK 65536
+
+static void hash_chunk(void *arg, size_t chunk)
+{
+    hash_job *j = arg;
+    size_t from = chunk * HASH_CHUNK, to = from + HASH_CHUNK < j->d->nrows ? from + HASH_CHUNK : j->d->nrows;
+    for (size_t i = from; i < to; i++) {
+        const char *k = j->npu ? npu_key(j->c, i) : j->d->rows[i].name;
+        j->out[i].h = join_hash(k, j->d->rows[i].shape);
+        j->out[i].row = i;
+    }
+}
+
+/* Both sides hashed and sorted, each side's sort on its own thread. */
+typedef struct {
+    compare_ctx *c;
+    int threads;
+    keyed_row *keys[2];
+} sort_job;
+
+static int sort_side(void *arg, size_t side)
+{
+    sort_job *j = arg;
+    const dump_data *d = side == 0 ? &j->c->npu : &j->c->bench;
+    keyed_row *k = xmalloc_array(d->nrows ? d->nrows : 1, sizeof *k);
+    hash_job h = {.c = j->c, .d = d, .npu = side == 0, .out = k};
+    size_t chunks = (d->nrows + HASH_CHUNK - 1) / HASH_CHUNK;
+    for (size_t i = 0; i < chunks; i++)
+        hash_chunk(&h, i);
+    radix_sort_u64(k, d->nrows, sizeof *k);
+    j->keys[side] = k;
+    return 0;
+}
+
+static void sorted_keys(compare_ctx *c, int threads, keyed_row **nk, keyed_row **bk)
+{
+    sort_job j = {.c = c, .threads = threads};
+    pool_run(2, threads, sort_side, &j, NULL);
+    *nk = j.keys[0];
+    *bk = j.keys[1];
+}
+
+static int same_key(const compare_ctx *c, int npu_a, size_t a, int npu_b, size_t b)
+{
+    const char *ka = npu_a ? npu_key(c, a) : c->bench.rows[a].name;
+    const char *kb = npu_b ? npu_key(c, b) : c->bench.rows[b].name;
+    const char *sa = (npu_a ? &c->npu : &c->bench)->rows[a].shape;
+    const char *sb = (npu_b ? &c->npu : &c->bench)->rows[b].shape;
+    return (ka == kb || !strcmp(ka, kb)) && (sa == sb || !strcmp(sa, sb));
+}
+
+/* The join by hash: rows of one hash are taken for rows of one key, and the
+ * links made are then checked against the texts in row order (where both
+ * sides are mostly in step, so the reads are sequential). Returns 1 when a
+ * link joins different keys (two keys share a hash): the caller then joins
+ * by the texts. */
+static int match_sorted(compare_ctx *c)
+{
+    const dump_data *N = &c->npu, *B = &c->bench;
+    const size_t none = (size_t)-1;
+    int threads = c->opts->threads > 0 ? c->opts->threads : 1;
+    keyed_row *nk, *bk;
+    sorted_keys(c, threads, &nk, &bk);
+    /* nfirst: the first target row of a row's key; nnext/bnext: the next row
+     * of the same key on that side; bhead: per first target row, the first
+     * bench row of its key. */
+    size_t *nfirst = xmalloc_array(N->nrows + 1, sizeof *nfirst);
+    size_t *nnext = xmalloc_array(N->nrows + 1, sizeof *nnext);
+    size_t *bhead = xmalloc_array(N->nrows + 1, sizeof *bhead);
+    size_t *bnext = xmalloc_array(B->nrows + 1, sizeof *bnext);
+    for (size_t b = 0; b < B->nrows; b++)
+        bnext[bk[b].row] = b + 1 < B->nrows && bk[b + 1].h == bk[b].h ? bk[b + 1].row : none;
+    size_t j = 0;
+    for (size_t i = 0; i < N->nrows;) {
+        uint64_t h = nk[i].h;
+        while (j < B->nrows && bk[j].h < h)
+            j++;
+        size_t first = nk[i].row;
+        bhead[first] = j < B->nrows && bk[j].h == h ? bk[j].row : none;
+        for (; i < N->nrows && nk[i].h == h; i++) {
+            size_t r = nk[i].row;
+            nfirst[r] = first;
+            nnext[r] = i + 1 < N->nrows && nk[i + 1].h == h ? nk[i + 1].row : none;
+        }
+    }
+    free(nk);
+    free(bk);
+    int collision = 0;
+    for (size_t r = 0; r < N->nrows && !collision; r++)
+        collision = nfirst[r] == r ? bhead[r] != none && !same_key(c, 1, r, 0, bhead[r])
+                                   : !same_key(c, 1, nfirst[r], 1, r);
+    for (size_t r = 0; r < B->nrows && !collision; r++)
+        collision = bnext[r] != none && !same_key(c, 0, r, 0, bnext[r]);
+    if (!collision) {
+        pair_sink s = {.c = c, .check_dtype = 1, .cap = N->nrows};
+        c->pairs = xmalloc_array(s.cap ? s.cap : 1, sizeof *c->pairs);
+        for (size_t i = 0; i < N->nrows; i++) {
+            if (nfirst[i] != i)
+                continue;
+            for (size_t n = i; n != none; n = nnext[n]) {
+                if (bhead[i] == none)
+                    push(&s, &N->rows[n], NULL);
+                for (size_t b = bhead[i]; b != none; b = bnext[b])
+                    push(&s, &N->rows[n], &B->rows[b]);
+            }
+        }
+    }
+    free(nfirst);
+    free(nnext);
+    free(bhead);
+    free(bnext);
+    return collision;
+}
+
+/* The join by the texts through a hash map (rows whose keys share a
+ * 64-bit hash: in practice never). */
+static int match_exact_map(compare_ctx *c)
 {
     const dump_data *N = &c->npu, *B = &c->bench;
     const size_t none = (size_t)-1;
@@ -182,6 +329,15 @@ static int match_exact(compare_ctx *c)
     bench_index_free(&bi);
     arena_free(&keys);
     return 0;
+}
+
+int match_by_map;
+
+static int match_exact(compare_ctx *c)
+{
+    if (!match_by_map && match_sorted(c) == 0)
+        return 0;
+    return match_exact_map(c);
 }
 
 /* With a data mapping: pandas' left merge on the key, back in target order;

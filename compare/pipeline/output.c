@@ -83,34 +83,124 @@ static void csv_format(void *arg, size_t k)
 }
 
 /* Rows go out in batches: each thread formats one slice of the batch, the
- * slices are written in order; memory stays bounded by one batch of text. */
-#define CSV_ROWS_PER_THREAD 32768
+ * slices are written in order; memory stays bounded by two batches of text.
+ * The calling thread writes batch k (the kernel's copy into the page cache
+ * is as long as the formatting) while a formatting thread, with the pool
+ * under it, formats batch k + 1. */
+#define CSV_ROWS_PER_THREAD 16384
+
+typedef struct {
+    csv_part *parts;         /* threads per slot */
+    int used;
+    size_t rows;             /* 0: the end */
+} csv_batch;
+
+typedef struct {
+    const compare_ctx *c;
+    int ncols, threads;
+    csv_batch slot[2];
+    int ready[2];            /* formatted, not yet written */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} csv_pipe;
+
+static void csv_fill(csv_pipe *p, csv_batch *b, size_t first)
+{
+    const compare_ctx *c = p->c;
+    size_t batch = (size_t)p->threads * CSV_ROWS_PER_THREAD;
+    size_t rows = first < c->npairs ? (c->npairs - first < batch ? c->npairs - first : batch) : 0;
+    size_t per = (rows + (size_t)p->threads - 1) / (size_t)p->threads;
+    b->rows = rows;
+    b->used = 0;
+    for (int k = 0; k < p->threads && (size_t)k * per < rows; k++, b->used++) {
+        b->parts[k].c = c;
+        b->parts[k].ncols = p->ncols;
+        b->parts[k].from = first + (size_t)k * per;
+        b->parts[k].to = b->parts[k].from + per < first + rows ? b->parts[k].from + per : first + rows;
+    }
+    if (rows)
+        pool_for((size_t)b->used, p->threads, csv_format, b->parts);
+}
+
+static void *csv_format_ahead(void *arg)
+{
+    csv_pipe *p = arg;
+    size_t batch = (size_t)p->threads * CSV_ROWS_PER_THREAD;
+    for (size_t n = 0, first = 0;; n++, first += batch) {
+        int s = (int)(n & 1);
+        pthread_mutex_lock(&p->mu);
+        while (p->ready[s] && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        int stop = p->stop;
+        pthread_mutex_unlock(&p->mu);
+        if (stop)
+            break;
+        csv_fill(p, &p->slot[s], first);
+        pthread_mutex_lock(&p->mu);
+        p->ready[s] = 1;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (!p->slot[s].rows)
+            break;
+    }
+    return NULL;
+}
+
+static int csv_put(const compare_ctx *c, table_writer *t, const csv_batch *b, row_counts *total)
+{
+    int rc = 0;
+    for (int k = 0; k < b->used && rc == 0; k++) {
+        rc = table_append_csv(t, b->parts[k].text.buf, b->parts[k].text.len);
+        add_counts(total, &b->parts[k].counts);
+        progress_add(c->progress, b->parts[k].to - b->parts[k].from);
+    }
+    return rc;
+}
 
 static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
 {
-    csv_part *parts = xcalloc((size_t)threads, sizeof *parts);
+    csv_pipe p = {.c = c, .ncols = ncols, .threads = threads};
+    for (int s = 0; s < 2; s++)
+        p.slot[s].parts = xcalloc((size_t)threads, sizeof *p.slot[s].parts);
     size_t batch = (size_t)threads * CSV_ROWS_PER_THREAD;
     int rc = 0;
-    for (size_t first = 0; first < c->npairs && rc == 0; first += batch) {
-        size_t rows = c->npairs - first < batch ? c->npairs - first : batch;
-        size_t per = (rows + (size_t)threads - 1) / (size_t)threads;
-        int used = 0;
-        for (int k = 0; k < threads && (size_t)k * per < rows; k++, used++) {
-            parts[k].c = c;
-            parts[k].ncols = ncols;
-            parts[k].from = first + (size_t)k * per;
-            parts[k].to = parts[k].from + per < first + rows ? parts[k].from + per : first + rows;
+    pthread_t tid;
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    if (c->npairs <= batch || pthread_create(&tid, NULL, csv_format_ahead, &p) != 0) {
+        /* one batch (nothing to overlap), or no thread to be had */
+        for (size_t first = 0; first < c->npairs && rc == 0; first += batch) {
+            csv_fill(&p, &p.slot[0], first);
+            rc = csv_put(c, t, &p.slot[0], total);
         }
-        pool_for((size_t)used, threads, csv_format, parts);
-        for (int k = 0; k < used && rc == 0; k++) {
-            rc = table_append_csv(t, parts[k].text.buf, parts[k].text.len);
-            add_counts(total, &parts[k].counts);
-            progress_add(c->progress, parts[k].to - parts[k].from);
+    } else {
+        for (size_t n = 0;; n++) {
+            int s = (int)(n & 1);
+            pthread_mutex_lock(&p.mu);
+            while (!p.ready[s])
+                pthread_cond_wait(&p.cv, &p.mu);
+            pthread_mutex_unlock(&p.mu);
+            if (!p.slot[s].rows)
+                break;
+            rc = csv_put(c, t, &p.slot[s], total);
+            pthread_mutex_lock(&p.mu);
+            p.ready[s] = 0;
+            p.stop = rc != 0;
+            pthread_cond_broadcast(&p.cv);
+            pthread_mutex_unlock(&p.mu);
+            if (rc)
+                break;
         }
+        pthread_join(tid, NULL);
     }
-    for (int k = 0; k < threads; k++)
-        sb_free(&parts[k].text);
-    free(parts);
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < threads; k++)
+            sb_free(&p.slot[s].parts[k].text);
+        free(p.slot[s].parts);
+    }
     return rc;
 }
 

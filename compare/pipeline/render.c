@@ -87,13 +87,14 @@ static void summary_row(const compare_ctx *c, size_t i, cell *cells, row_text *t
     pyval v, diff, rel;
     int warn = 0;
     for (int s = 0; s < 4; s++) {
-        warn |= cell_stat_diff(c, i, s, &diff, &rel, t->rel[s]);
+        pyval vb;
+        cell_npu_stat(c, i, s, &v);
+        cell_bench_stat(c, i, s, &vb);
+        warn |= cell_stat_diff_of(c, i, s, &v, &vb, &diff, &rel, t->rel[s]);
         cells[6 + s] = to_cell(&diff);
         cells[10 + s] = to_cell(&rel);
-        cell_npu_stat(c, i, s, &v);
         cells[14 + s] = to_cell(&v);
-        cell_bench_stat(c, i, s, &v);
-        cells[18 + s] = to_cell(&v);
+        cells[18 + s] = to_cell(&vb);
     }
     sb_reset(&t->err);
     if (!p->b) {

@@ -176,7 +176,8 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     }
     stats_column_types(&c);
-    if (c.mode == MODE_SUMMARY) {
+    if (c.mode == MODE_SUMMARY && opts->first_diff) {
+        /* the table computes each row's differences as it formats the row */
         progress_phase(c.progress, "statistics", 0, PROGRESS_ITEMS);
         compute_diffs(&c, opts->threads);
     }

@@ -144,6 +144,17 @@ void file_unmap(mapped_file *f)
     memset(f, 0, sizeof *f);
 }
 
+void file_map_drop(const mapped_file *f, size_t from, size_t to)
+{
+    if (!f->data || f->heap)
+        return;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uintptr_t base = (uintptr_t)f->data;
+    uintptr_t a = (base + from + page - 1) / page * page, b = (base + (to < f->size ? to : f->size)) / page * page;
+    if (b > a)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 /* ---- guarded reads of mappings ------------------------------------------ */
 
 /* The guards open on this thread, innermost first. Read by the SIGBUS

@@ -42,6 +42,11 @@ int file_load(const char *path, size_t max_size, mapped_file *out);
 int file_map_or_load(const char *path, size_t max_size, size_t load_below, mapped_file *out);
 /* Release a file_map() or file_load() result; safe on a zeroed one. */
 void file_unmap(mapped_file *f);
+/* The bytes [from, to) of a mapping will not be read again soon: their
+ * pages leave this process (they stay in the page cache, and reading them
+ * again maps them back), so a file read once from start to end never has
+ * more than the span being parsed resident. A heap copy is left alone. */
+void file_map_drop(const mapped_file *f, size_t from, size_t to);
 
 /* Reading a mapping another process may truncate or rewrite.
  *

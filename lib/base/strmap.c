@@ -32,6 +32,36 @@ uint32_t strmap_hash(const char *s, size_t n)
     return (uint32_t)h;
 }
 
+uint64_t strmap_hash64(uint64_t h, const char *s, size_t n)
+{
+    const uint64_t k = 0x9E3779B97F4A7C15ULL;
+    h ^= n * k;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, s + i, n - i);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+uint64_t strmap_hash64_end(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
 void strmap_init(strmap *m, size_t expected)
 {
     size_t cap = 16;

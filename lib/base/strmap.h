@@ -24,6 +24,11 @@ void strmap_free(strmap *m);
 /* Empty the map, keeping its slots for the next use. */
 void strmap_clear(strmap *m);
 uint32_t strmap_hash(const char *s, size_t n);
+/* A 64-bit hash of s[0..n), continuing from seed h (0 to start): for
+ * telling millions of keys apart by sorting their hashes. Finish with
+ * strmap_hash64_end(). */
+uint64_t strmap_hash64(uint64_t h, const char *s, size_t n);
+uint64_t strmap_hash64_end(uint64_t h);
 /* Pointer to the value of key, or NULL. */
 size_t *strmap_get(const strmap *m, const char *key, size_t len);
 /* Insert key with value unless present. Returns a pointer to the stored

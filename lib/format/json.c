@@ -1,5 +1,4 @@
 #include "format/json.h"
-#include "base/memo.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "py/numfmt.h"
@@ -89,22 +88,6 @@ static int literal(jparser *jp, const char *word)
 
 static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-/* A number token's value, by its text. */
-static _Thread_local memo number_memo;
-
-static double number_value(const char *s, size_t n)
-{
-    double v;
-    const memo_slot *hit = memo_get(&number_memo, s, n);
-    if (hit) {
-        memcpy(&v, hit->value, sizeof v);
-        return v;
-    }
-    v = parse_double(s, n);
-    memo_put(&number_memo, s, n, &v, sizeof v);
-    return v;
-}
-
 static int parse_number(jparser *jp, jval *out)
 {
     const char *s = jp->p, *p = s, *e = jp->end;
@@ -154,7 +137,17 @@ static int parse_number(jparser *jp, jval *out)
     }
     jp->p = p;
     out->is_int = (uint8_t)is_int;
-    out->u.num = number_value(s, (size_t)(p - s));
+    /* A short integer (shapes' dimensions) is exact in a double. Numbers
+     * are not memoised: the memo cost more than parse_double's fast path. */
+    const char *digits = s + (*s == '-');
+    if (is_int && p - digits <= 15) {
+        uint64_t w = 0;
+        for (const char *q = digits; q < p; q++)
+            w = w * 10 + (uint64_t)(*q - '0');
+        out->u.num = *s == '-' ? -(double)w : (double)w;
+    } else {
+        out->u.num = parse_double(s, (size_t)(p - s));
+    }
 done:
     out->text = s;
     out->len = (uint32_t)(jp->p - s);
@@ -363,6 +356,18 @@ static int has_duplicate_keys(const jmember *m, size_t n)
     if (n < 2)
         return 0;
     if (n <= 32) {
+        /* 6-bit signatures (length, first, second, last byte): all distinct
+         * (a dump leaf's eight keys) means no key repeats */
+        uint64_t seen = 0, clash = 0;
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *k = (const unsigned char *)m[i].key;
+            size_t l = m[i].keylen;
+            uint64_t w = l | (l ? k[0] << 8 | (uint64_t)k[l - 1] << 16 : 0) | (l > 1 ? (uint64_t)k[1] << 24 : 0);
+            clash |= seen & (1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58));
+            seen |= 1ULL << ((w * 0x9E3779B97F4A7C15ULL) >> 58);
+        }
+        if (!clash)
+            return 0;
         for (size_t i = 1; i < n; i++)
             for (size_t j = 0; j < i; j++)
                 if (same_key(&m[i], &m[j]))

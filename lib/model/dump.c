@@ -4,6 +4,7 @@
 #include "base/files.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "base/radix.h"
 #include "format/json.h"
 #include "py/pdnum.h"
 #include "py/pystr.h"
@@ -256,7 +257,18 @@ static int finish_entry(flattener *f, size_t first)
 static const char *const io_keys[5] = {"input_args", "input_kwargs", "input", "output", "parameters"};
 static const char *const io_names[5] = {".input", ".input", ".input", ".output", ".parameters"};
 
-static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen, const jval *value)
+/* Entry names: a dump's names are unique, and a hash map over half a
+ * million of them costs a cache miss or two per entry. So the first reading
+ * only keeps a 64-bit hash of each name (`hashes`, seen == NULL) and checks
+ * them by sorting at the end; a file where two hashes meet is read again
+ * with the map, which handles a repeated name as Python does. */
+typedef struct {
+    strmap *seen;         /* NULL: the first reading */
+    uint64_t *hashes;
+    size_t cap;
+} entry_names;
+
+static int add_entry(flattener *f, entry_names *en, const char *key, size_t keylen, const jval *value)
 {
     dump_data *d = f->d;
     if (py_blacklisted(key, keylen))
@@ -269,8 +281,14 @@ static int add_entry(flattener *f, strmap *seen, const char *key, size_t keylen,
         return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(keylen > 200 ? 200 : keylen), key);
     char *name = arena_strndup(&d->mem, key, keylen);
     f->entry_name = name;
-    int added;
-    size_t *slot = strmap_put(seen, name, keylen, d->nentries, &added);
+    int added = 1;
+    size_t *slot = NULL;
+    if (en->seen) {
+        slot = strmap_put(en->seen, name, keylen, d->nentries, &added);
+    } else {
+        GROW(en->hashes, en->cap, d->nentries + 1);
+        en->hashes[d->nentries] = strmap_hash64_end(strmap_hash64(0, name, keylen));
+    }
     GROW(d->entries, d->entries_cap, d->nentries + 1);
     /* Rows are always appended; a repeated name (the last value wins in a
      * Python dict, at the first position) re-points the earlier entry. */
@@ -396,9 +414,16 @@ typedef struct {
     progress_job *pj;
     const char *path;
     strmap seen;          /* entry names of the current "data" */
+    entry_names names;
     int have_data;
     size_t reported;
+    const mapped_file *map;
+    size_t dropped;       /* the mapping's pages before this were let go */
 } dump_reading;
+
+/* Rows hold copies of what they need, so the pages parsed are let go as the
+ * parse moves on: the process holds its rows, not the whole JSON. */
+#define DROP_STEP (32u << 20)
 
 static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
 {
@@ -409,8 +434,10 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             return -1;
         /* A repeated "data" key replaces the earlier one, as in Python. */
         d->nrows = d->nentries = 0;
-        strmap_free(&r->seen);
-        strmap_init(&r->seen, 1024);
+        if (r->names.seen) {
+            strmap_free(&r->seen);
+            strmap_init(&r->seen, 1024);
+        }
         r->have_data = 1;
         arena entry_mem;
         arena_init(&entry_mem, 256 * 1024);
@@ -421,13 +448,17 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             jval value;
             if (m > 0 && jp_value(jp, &entry_mem, &value) != 0)
                 m = -1;
-            if (m > 0 && add_entry(r->f, &r->seen, name, namelen, &value) != 0)
+            if (m > 0 && add_entry(r->f, &r->names, name, namelen, &value) != 0)
                 m = -1;
             arena_reset(&entry_mem);
             size_t parsed = (size_t)(jp->p - jp->start);
             if (parsed - r->reported >= REPORT_STEP) {
                 progress_add(r->pj, parsed - r->reported);
                 r->reported = parsed;
+            }
+            if (parsed - r->dropped >= DROP_STEP) {
+                file_map_drop(r->map, r->dropped, parsed);
+                r->dropped = parsed;
             }
             if (m <= 0) {
                 arena_free(&entry_mem);
@@ -449,7 +480,19 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
     return 0;
 }
 
-int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
+/* Whether two of the n hashes are equal. */
+static int hashes_meet(uint64_t *h, size_t n)
+{
+    radix_sort_u64(h, n, sizeof *h);
+    for (size_t i = 1; i < n; i++)
+        if (h[i] == h[i - 1])
+            return 1;
+    return 0;
+}
+
+/* One reading of the file; `first`: by hashes of the entry names (returns
+ * 1 when two of them meet: read again with first == 0). */
+static int load_pass(const char *path, unsigned flags, progress_job *pj, dump_data *d, int first)
 {
     memset(d, 0, sizeof *d);
     d->path = xstrdup(path);
@@ -475,12 +518,18 @@ int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_
     jp_init(&jp, path, map.data, map.size);
     arena scratch;
     arena_init(&scratch, 256 * 1024);
-    dump_reading r = {.f = &f, .pj = pj, .path = path};
+    dump_reading r = {.f = &f, .pj = pj, .path = path, .map = &map};
+    if (!first)
+        r.names.seen = &r.seen;
     int rc = -1;
     if (dump_walk_members(&jp, path, &scratch, dump_member, &r) != 0)
         goto out;
     if (!r.have_data) {
         err_input(path, "has no 'data' object: not a msprobe dump file");
+        goto out;
+    }
+    if (first && hashes_meet(r.names.hashes, d->nentries)) {
+        rc = 1;
         goto out;
     }
     if (f.dups)
@@ -495,12 +544,23 @@ out:
     if (file_guard_end(&guard) != 0)
         rc = -1;
     strmap_free(&r.seen);
+    free(r.names.hashes);
     arena_free(&scratch);
     jp_free(&jp);
     sb_free(&f.prefix);
     sb_free(&f.tmp);
     free(f.md5);
     file_unmap(&map);
+    return rc;
+}
+
+int dump_load_progress(const char *path, unsigned flags, progress_job *pj, dump_data *d)
+{
+    int rc = load_pass(path, flags, pj, d, 1);
+    if (rc == 1) {
+        dump_free(d);
+        rc = load_pass(path, flags, pj, d, 0);
+    }
     return rc;
 }
 
@@ -515,6 +575,7 @@ void dump_init(dump_data *d, const char *path)
 void dump_clear(dump_data *d)
 {
     d->nrows = d->nentries = 0;
+    strmap_clear(&d->interned);
     arena_reset(&d->mem);
 }
 
@@ -591,6 +652,7 @@ void dump_free(dump_data *d)
     free(d->rows);
     free(d->entries);
     free(d->p2p);
+    strmap_free(&d->interned);
     arena_free(&d->mem);
     memset(d, 0, sizeof *d);
 }

@@ -37,6 +37,62 @@ static char *mem_sb(dump_data *d, strbuf *sb)
     return arena_strndup(&d->mem, sb->buf ? sb->buf : "", sb->len);
 }
 
+/* A dtype or shape text: a dump has few distinct ones, each held once. */
+static const char *intern_sb(flattener *f, strbuf *sb)
+{
+    dump_data *d = f->d;
+    const char *s = sb->buf ? sb->buf : "";
+    size_t n = sb->len;
+    uint64_t w = 0;
+    memcpy(&w, n >= 8 ? s + n - 8 : s, n >= 8 ? 8 : n);
+    unsigned slot = (unsigned)(((w ^ n) * 0x9E3779B97F4A7C15ULL) >> 58);
+    const char *hit = f->recent[slot];
+    if (hit && f->recent_len[slot] == n && !memcmp(hit, s, n))
+        return hit;
+    size_t *v = strmap_get(&d->interned, s, n);
+    const char *r;
+    if (v) {
+        r = (const char *)(uintptr_t)*v;
+    } else {
+        char *copy = arena_strndup(&d->mem, s, n);
+        strmap_put(&d->interned, copy, n, (size_t)(uintptr_t)copy, NULL);
+        r = copy;
+    }
+    f->recent[slot] = r;
+    f->recent_len[slot] = (uint32_t)n;
+    return r;
+}
+
+/* A statistic kept as its kind and number alone: None, a bool, a float
+ * (whose pandas value is itself). */
+static int packable(const pyval *v)
+{
+    if (v->kind != PV_NONE && v->kind != PV_BOOL && v->kind != PV_FLOAT)
+        return 0;
+    dump_row r = {.stat_kind = {v->kind}, .stat_num = {v->num}};
+    pyval u = dump_stat(&r, 0);
+    return u.wide_int == v->wide_int && u.pd_ok == v->pd_ok && u.len == v->len && u.text == v->text &&
+           !memcmp(&u.num, &v->num, sizeof u.num) && !memcmp(&u.pd_num, &v->pd_num, sizeof u.pd_num);
+}
+
+void dump_set_stats(dump_row *r, const pyval st[4], arena *mem)
+{
+    int packed = 1;
+    for (int k = 0; k < 4; k++)
+        packed &= packable(&st[k]);
+    if (packed) {
+        r->stat_ext = NULL;
+        for (int k = 0; k < 4; k++) {
+            r->stat_kind[k] = st[k].kind;
+            r->stat_num[k] = st[k].num;
+        }
+        return;
+    }
+    pyval *ext = arena_alloc(mem, 4 * sizeof *ext);
+    memcpy(ext, st, 4 * sizeof *ext);
+    r->stat_ext = ext;
+}
+
 /* 2^63 and 2^64 as decimal digit strings, to classify Python ints that a
  * pandas column cannot hold as int64/uint64. */
 static int int_token_wide(const char *t, size_t n)
@@ -215,10 +271,10 @@ static void add_crc_hex(strbuf *sb, unsigned long crc)
 /* msprobe 8.3 turns a missing statistic into the text "None" (so that
  * pandas keeps it apart from NaN), and, like every bool of a leaf, a bool
  * statistic read from the leaf into "True"/"False". */
-static void first_diff_stats(flattener *f, dump_row *r, int from_leaf_keys)
+static void first_diff_stats(flattener *f, pyval *st, int from_leaf_keys)
 {
     for (int i = 0; i < 4; i++) {
-        pyval *v = &r->stat[i];
+        pyval *v = &st[i];
         if (v->kind == PV_NONE)
             pyval_str_copy(f, "None", v);
         else if (v->kind == PV_BOOL && from_leaf_keys)
@@ -237,8 +293,11 @@ static void null_row(flattener *f)
     r->shape = "None";
     r->md5 = NULL;
     r->data_name = "-1";
+    pyval st[4];
+    memset(st, 0, sizeof st);
     if (f->first_diff)
-        first_diff_stats(f, r, 0);
+        first_diff_stats(f, st, 0);
+    dump_set_stats(r, st, &f->d->mem);
 }
 
 /* msprobe 8.3: an argument named src, dst, group_src or group_dst (the last
@@ -331,8 +390,9 @@ static int leaf_row(flattener *f, const jval *leaf)
         r->data_name = "-1";
         r->name = mem_sb(d, &f->prefix);
     }
+    pyval st[4];
     for (int i = 0; i < 4; i++)
-        to_pyval(f, lf.stat[i], &r->stat[i]);
+        to_pyval(f, lf.stat[i], &st[i]);
     if (lf.requires_grad && (lf.requires_grad->type == J_TRUE || lf.requires_grad->type == J_FALSE))
         r->flags |= (uint8_t)(ROW_RG_SET | (lf.requires_grad->type == J_TRUE ? ROW_RG_TRUE : 0));
     const char *md5_text = NULL;   /* msprobe 8.3's md5 of rank arguments and groups */
@@ -343,14 +403,14 @@ static int leaf_row(flattener *f, const jval *leaf)
     if (json_truthy(dtype)) {
         sb_reset(&f->tmp);
         py_str_json(&f->tmp, dtype);
-        r->dtype = mem_sb(d, &f->tmp);
+        r->dtype = intern_sb(f, &f->tmp);
         const jval *shape = lf.shape;
         sb_reset(&f->tmp);
         if (shape)
             py_str_json(&f->tmp, shape);
         else
             sb_adds(&f->tmp, "None");
-        r->shape = mem_sb(d, &f->tmp);
+        r->shape = intern_sb(f, &f->tmp);
     } else {
         const jval *type = lf.type;
         int value_stats = 0;
@@ -379,8 +439,8 @@ static int leaf_row(flattener *f, const jval *leaf)
             else
                 sb_adds(&text, "None");
             for (int i = 0; i < 4; i++)
-                pyval_str_copy(f, sb_str(&text), &r->stat[i]);
-            md5_text = r->stat[0].text;
+                pyval_str_copy(f, sb_str(&text), &st[i]);
+            md5_text = st[0].text;
             from_leaf_keys = 0;
             sb_free(&text);
         } else if (json_str_eq(type, "torch.ProcessGroup")) {
@@ -393,25 +453,26 @@ static int leaf_row(flattener *f, const jval *leaf)
             else
                 sb_adds(&ranks, "None");
             for (int i = 0; i < 4; i++)
-                pyval_str_copy(f, sb_str(&ranks), &r->stat[i]);
+                pyval_str_copy(f, sb_str(&ranks), &st[i]);
             if (f->first_diff)
-                md5_text = r->stat[0].text;
+                md5_text = st[0].text;
             sb_free(&ranks);
         } else {
             r->dtype = py_type_name(value);
             sb_adds(&f->tmp, "[]");
             value_stats = 1;
         }
-        r->shape = mem_sb(d, &f->tmp);
+        r->shape = intern_sb(f, &f->tmp);
         /* after the shape: to_pyval() reuses f->tmp */
         if (value_stats) {
             for (int i = 0; i < 4; i++)
-                to_pyval(f, value, &r->stat[i]);
+                to_pyval(f, value, &st[i]);
             from_leaf_keys = 0;
         }
     }
     if (f->first_diff)
-        first_diff_stats(f, r, from_leaf_keys);
+        first_diff_stats(f, st, from_leaf_keys);
+    dump_set_stats(r, st, &d->mem);
 
     const jval *md5 = lf.md5;
     sb_reset(&f->tmp);
@@ -426,7 +487,13 @@ static int leaf_row(flattener *f, const jval *leaf)
             py_str_json(&text, value);
         uLong crc = crc32(0L, (const Bytef *)(text.buf ? text.buf : ""), (uInt)text.len);
         add_crc_hex(&f->tmp, crc);
+        int empty = text.len == 0;
         sb_free(&text);
+        /* a tensor (no value): the CRC of the empty text, on most rows */
+        if (empty) {
+            r->md5 = "00000000";
+            return 0;
+        }
     }
     r->md5 = mem_sb(d, &f->tmp);
     return 0;

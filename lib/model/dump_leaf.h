@@ -22,6 +22,10 @@ typedef struct {
     void *on_row_ctx;
     strbuf prefix;
     strbuf tmp;
+    /* the dtype and shape texts last interned, by a hash of their ends:
+     * most rows find theirs here without hashing the whole text */
+    const char *recent[64];
+    uint32_t recent_len[64];
 } flattener;
 
 /* `comp` is one of the dot-separated components of s[0..n). */

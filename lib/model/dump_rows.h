@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "base/arena.h"
+#include "base/strmap.h"
 #include "base/value.h"
 #include "py/pyvalue.h"
 
@@ -20,7 +21,12 @@ typedef struct {
     const char *shape;      /* str() of the shape, e.g. "[4, 8]", "[]", "(3,)", "None" */
     const char *md5;        /* str() of md5 (CRC-32 of str(value) for scalars); NULL: None */
     const char *data_name;  /* tensor file name, "-1" when none */
-    pyval stat[4];          /* Max, Min, Mean, Norm */
+    /* Max, Min, Mean, Norm: read them with dump_stat(). A row holds them
+     * packed (the kind and the number) when all four are None, bools or
+     * floats -- the bulk of a dump --, else as Python values in stat_ext. */
+    double stat_num[4];
+    const pyval *stat_ext;  /* the four values; NULL: packed */
+    uint8_t stat_kind[4];   /* pv_kind of the packed values */
     uint32_t entry;         /* index into dump_data.entries */
     uint8_t state;          /* row_state */
     uint8_t flags;          /* ROW_* */
@@ -51,6 +57,7 @@ typedef struct {
     int has_md5;              /* msprobe's md5_find() on `data` */
     int framework_hint;       /* 'm' mindspore / 'p' pytorch / 0 from scanning leaf types */
     arena mem;                /* row names and strings */
+    strmap interned;          /* dtype and shape texts, held once in mem */
     dump_row *rows;
     size_t nrows, rows_cap;
     dump_entry *entries;      /* in file order (a duplicated name keeps its first place) */
@@ -58,5 +65,22 @@ typedef struct {
     dump_p2p *p2p;            /* DUMP_FIRST_DIFF only */
     size_t np2p, p2p_cap;
 } dump_data;
+
+/* Statistic k (0 Max, 1 Min, 2 Mean, 3 Norm) of a row as a Python value. */
+static inline pyval dump_stat(const dump_row *r, int k)
+{
+    if (r->stat_ext)
+        return r->stat_ext[k];
+    pyval v = {.kind = r->stat_kind[k], .num = r->stat_num[k]};
+    if (v.kind == PV_FLOAT) {
+        v.pd_num = v.num;
+        v.pd_ok = 1;
+    }
+    return v;
+}
+
+/* Store a row's four statistics (packed when they allow it; `mem` holds
+ * the values when not). */
+void dump_set_stats(dump_row *r, const pyval st[4], arena *mem);
 
 #endif

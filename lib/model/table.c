@@ -54,10 +54,35 @@ static int csv_needs_quotes(const char *s, size_t n)
     return 0;
 }
 
+/* A cell's bytes appended: fixed-size copies (16 bytes, the last one
+ * overlapping) instead of the inline variable-length copy the compiler
+ * makes of memcpy, whose start-up cost was a third of formatting a row. */
+static inline void csv_add(strbuf *sb, const char *s, size_t n)
+{
+    sb_grow(sb, n);
+    char *d = sb->buf + sb->len;
+    if (n >= 16) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            memcpy(d + i, s + i, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+    sb->len += n;
+    sb->buf[sb->len] = 0;
+}
+
 static void csv_text(strbuf *sb, const char *s, size_t n)
 {
     if (!csv_needs_quotes(s, n)) {
-        sb_add(sb, s, n);
+        csv_add(sb, s, n);
         return;
     }
     sb_grow(sb, 2 * n + 3);
@@ -84,13 +109,13 @@ static void csv_num(strbuf *sb, double x)
     }
     const memo_slot *hit = memo_get(&g16_memo, &x, sizeof x);
     if (hit) {
-        sb_add(sb, hit->value, hit->value_len);
+        csv_add(sb, hit->value, hit->value_len);
         return;
     }
     char buf[NUMFMT_BUFSZ];
     size_t n = fmt_g16(x, buf);
     memo_put(&g16_memo, &x, sizeof x, buf, n);
-    sb_add(sb, buf, n);
+    csv_add(sb, buf, n);
 }
 
 void csv_append_row(strbuf *sb, const cell *cells, int ncols)

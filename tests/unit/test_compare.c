@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compare/pipeline/compare.h"
+#include "base/strbuf.h"
 #include "model/table.h"
 
 static char tmpdir[] = "/tmp/msprobe_test_compare_XXXXXX";
@@ -118,12 +119,77 @@ static void test_match_duplicates_cartesian(void **state)
     snprintf(bench, sizeof bench, "\"X.0.forward\": {\"input_args\": [%s, %s]}", leaf2, leaf1);
     fixture *f = load(npu, bench, MODE_SUMMARY);
     assert_int_equal(f->c.npairs, 5);
-    assert_true(f->c.pairs[0].n->stat[0].num == 1 && f->c.pairs[0].b->stat[0].num == 2);
-    assert_true(f->c.pairs[1].n->stat[0].num == 1 && f->c.pairs[1].b->stat[0].num == 1);
-    assert_true(f->c.pairs[2].n->stat[0].num == 2 && f->c.pairs[2].b->stat[0].num == 2);
-    assert_true(f->c.pairs[3].n->stat[0].num == 2 && f->c.pairs[3].b->stat[0].num == 1);
+    assert_true(dump_stat(f->c.pairs[0].n, 0).num == 1 && dump_stat(f->c.pairs[0].b, 0).num == 2);
+    assert_true(dump_stat(f->c.pairs[1].n, 0).num == 1 && dump_stat(f->c.pairs[1].b, 0).num == 1);
+    assert_true(dump_stat(f->c.pairs[2].n, 0).num == 2 && dump_stat(f->c.pairs[2].b, 0).num == 2);
+    assert_true(dump_stat(f->c.pairs[3].n, 0).num == 2 && dump_stat(f->c.pairs[3].b, 0).num == 1);
     assert_string_equal(name_of(f, 4), "X.0.forward.output.0");
     unload(f);
+}
+
+/* Random rows named from a few keys on both sides (repeated, interleaved,
+ * some only on one side), joined as pandas would: keys in order of first
+ * appearance on the target side, each target row with every bench row of
+ * its key in bench order, or unmatched. */
+static void random_side(strbuf *sb, uint64_t *s, int rows, int keys)
+{
+    sb_reset(sb);
+    for (int i = 0; i < rows; i++) {
+        *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+        int k = (int)((*s >> 33) % (uint64_t)keys), shape = (int)((*s >> 50) & 1);
+        sb_addf(sb, "%s\"E%d.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+                    "\"torch.float32\", \"shape\": [%d], \"Max\": %d, \"Min\": 0, \"Mean\": 0, \"Norm\": 0, "
+                    "\"data_name\": \"K%d.0.forward.input.0.pt\"}]}",
+                i ? ", " : "", i, shape + 1, i, k);
+    }
+}
+
+static void test_match_random_against_reference(void **state)
+{
+    uint64_t s = 42;
+    strbuf nj = STRBUF_INIT, bj = STRBUF_INIT;
+    for (int round = 0; round < 40; round++) {
+        /* odd rounds: the hash-map join, the fallback when hashes meet */
+        match_by_map = round & 1;
+        int nn = 1 + round * 3, nb = 1 + (round * 7) % 40, keys = 1 + round % 6;
+        random_side(&nj, &s, nn, keys);
+        random_side(&bj, &s, nb, keys + 1);
+        fixture *f = load(sb_str(&nj), sb_str(&bj), MODE_SUMMARY);
+        const dump_data *N = &f->c.npu, *B = &f->c.bench;
+        size_t k = 0;
+        for (size_t i = 0; i < N->nrows; i++) {
+            int first = 1;
+            for (size_t j = 0; j < i && first; j++)
+                first = strcmp(N->rows[j].name, N->rows[i].name) || strcmp(N->rows[j].shape, N->rows[i].shape);
+            if (!first)
+                continue;
+            for (size_t n = i; n < N->nrows; n++) {
+                if (strcmp(N->rows[n].name, N->rows[i].name) || strcmp(N->rows[n].shape, N->rows[i].shape))
+                    continue;
+                int any = 0;
+                for (size_t b = 0; b < B->nrows; b++) {
+                    if (strcmp(B->rows[b].name, N->rows[i].name) || strcmp(B->rows[b].shape, N->rows[i].shape))
+                        continue;
+                    any = 1;
+                    assert_true(k < f->c.npairs);
+                    assert_ptr_equal(f->c.pairs[k].n, &N->rows[n]);
+                    assert_ptr_equal(f->c.pairs[k].b, &B->rows[b]);
+                    k++;
+                }
+                if (!any) {
+                    assert_true(k < f->c.npairs);
+                    assert_ptr_equal(f->c.pairs[k].n, &N->rows[n]);
+                    assert_null(f->c.pairs[k].b);
+                    k++;
+                }
+            }
+        }
+        assert_int_equal(k, f->c.npairs);
+        unload(f);
+    }
+    match_by_map = 0;
+    sb_free(&nj);
+    sb_free(&bj);
 }
 
 static void test_dtype_rules(void **state)
@@ -475,6 +541,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_match_by_name_and_shape),
         cmocka_unit_test(test_match_duplicates_cartesian),
+        cmocka_unit_test(test_match_random_against_reference),
         cmocka_unit_test(test_dtype_rules),
         cmocka_unit_test(test_summary_diff_and_relative),
         cmocka_unit_test(test_summary_nan_and_text),
