@@ -792,16 +792,3 @@ int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *ou
     return rc;
 }
 
-
-int json_load_file(const char *path, size_t max_size, mapped_file *file, arena *a, jval *out, const char *not_object)
-{
-    memset(file, 0, sizeof *file);
-    if (file_load(path, max_size, file) != 0)
-        return -1;
-    /* an empty file has no data pointer: parse "" (and say what is wrong) */
-    if (json_parse(path, file->data ? (const void *)file->data : "", file->size, a, out) != 0)
-        return -1;
-    if (not_object && out->type != J_OBJECT)
-        return err_input(path, "%s", not_object);
-    return 0;
-}
