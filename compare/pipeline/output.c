@@ -57,17 +57,13 @@ static void chunk_render(const compare_ctx *c, chunk *k, size_t from, int ncols)
 
 /* A contiguous range of rows formatted by one thread into its own text. */
 typedef struct {
-    const compare_ctx *c;
-    int ncols;
     size_t from, to;
     strbuf text;
     row_counts counts;
 } csv_part;
 
-static void csv_format(void *arg, size_t k)
+static void csv_format(const compare_ctx *c, int ncols, csv_part *part)
 {
-    csv_part *part = (csv_part *)arg + k;
-    const compare_ctx *c = part->c;
     cell cells[32];
     row_text t = {.err = STRBUF_INIT, .data_name = STRBUF_INIT};
     size_t cursor = msgs_from(c, part->from);
@@ -76,131 +72,112 @@ static void csv_format(void *arg, size_t k)
     sb_reset(&part->text);
     for (size_t i = part->from; i < part->to; i++) {
         render_row(c, i, cells, &t, &cursor, &part->counts);
-        csv_append_row(&part->text, cells, part->ncols);
+        csv_append_row(&part->text, cells, ncols);
     }
     sb_free(&t.err);
     sb_free(&t.data_name);
 }
 
-/* Rows go out in batches: each thread formats one slice of the batch, the
- * slices are written in order; memory stays bounded by two batches of text.
- * The calling thread writes batch k (the kernel's copy into the page cache
- * is as long as the formatting) while a formatting thread, with the pool
- * under it, formats batch k + 1. */
-#define CSV_ROWS_PER_THREAD 16384
-
-typedef struct {
-    csv_part *parts;         /* threads per slot */
-    int used;
-    size_t rows;             /* 0: the end */
-} csv_batch;
+/* Rows are cut into parts of CSV_PART_ROWS; the formatting threads take the
+ * next part as soon as they are free and the calling thread writes the parts
+ * in order. Parts live in a ring of CSV_SLOTS, so memory stays bounded and
+ * formatting runs up to CSV_SLOTS parts ahead of the writer. There is no
+ * barrier between batches: while the writer is in the kernel copying text
+ * into the page cache (as long as the formatting itself, and longer on
+ * ext4), the formatters never wait for each other, only for a free slot. */
+#define CSV_PART_ROWS 4096
+#define CSV_SLOTS 16
 
 typedef struct {
     const compare_ctx *c;
-    int ncols, threads;
-    csv_batch slot[2];
-    int ready[2];            /* formatted, not yet written */
+    int ncols;
+    size_t nparts;
+    csv_part slot[CSV_SLOTS];
+    unsigned char ready[CSV_SLOTS];  /* part in the slot formatted, not written */
+    size_t next;                     /* next part to hand out */
+    size_t written;                  /* parts written */
     int stop;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } csv_pipe;
 
-static void csv_fill(csv_pipe *p, csv_batch *b, size_t first)
+static void csv_part_range(const csv_pipe *p, size_t i, csv_part *part)
 {
-    const compare_ctx *c = p->c;
-    size_t batch = (size_t)p->threads * CSV_ROWS_PER_THREAD;
-    size_t rows = first < c->npairs ? (c->npairs - first < batch ? c->npairs - first : batch) : 0;
-    size_t per = (rows + (size_t)p->threads - 1) / (size_t)p->threads;
-    b->rows = rows;
-    b->used = 0;
-    for (int k = 0; k < p->threads && (size_t)k * per < rows; k++, b->used++) {
-        b->parts[k].c = c;
-        b->parts[k].ncols = p->ncols;
-        b->parts[k].from = first + (size_t)k * per;
-        b->parts[k].to = b->parts[k].from + per < first + rows ? b->parts[k].from + per : first + rows;
-    }
-    if (rows)
-        pool_for((size_t)b->used, p->threads, csv_format, b->parts);
+    part->from = i * CSV_PART_ROWS;
+    part->to = part->from + CSV_PART_ROWS < p->c->npairs ? part->from + CSV_PART_ROWS : p->c->npairs;
 }
 
-static void *csv_format_ahead(void *arg)
+static void *csv_formatter(void *arg)
 {
     csv_pipe *p = arg;
-    size_t batch = (size_t)p->threads * CSV_ROWS_PER_THREAD;
-    for (size_t n = 0, first = 0;; n++, first += batch) {
-        int s = (int)(n & 1);
-        pthread_mutex_lock(&p->mu);
-        while (p->ready[s] && !p->stop)
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop && p->next < p->nparts) {
+        size_t i = p->next;
+        if (i >= p->written + CSV_SLOTS) {   /* the slot still holds part i - CSV_SLOTS */
             pthread_cond_wait(&p->cv, &p->mu);
-        int stop = p->stop;
+            continue;
+        }
+        p->next++;
         pthread_mutex_unlock(&p->mu);
-        if (stop)
-            break;
-        csv_fill(p, &p->slot[s], first);
+        csv_part *part = &p->slot[i % CSV_SLOTS];
+        csv_part_range(p, i, part);
+        csv_format(p->c, p->ncols, part);
         pthread_mutex_lock(&p->mu);
-        p->ready[s] = 1;
+        p->ready[i % CSV_SLOTS] = 1;
         pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
-        if (!p->slot[s].rows)
-            break;
     }
+    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
-static int csv_put(const compare_ctx *c, table_writer *t, const csv_batch *b, row_counts *total)
+static int csv_put(const compare_ctx *c, table_writer *t, const csv_part *part, row_counts *total)
 {
-    int rc = 0;
-    for (int k = 0; k < b->used && rc == 0; k++) {
-        rc = table_append_csv(t, b->parts[k].text.buf, b->parts[k].text.len);
-        add_counts(total, &b->parts[k].counts);
-        progress_add(c->progress, b->parts[k].to - b->parts[k].from);
-    }
-    return rc;
+    add_counts(total, &part->counts);
+    progress_add(c->progress, part->to - part->from);
+    return table_append_csv(t, part->text.buf, part->text.len);
 }
 
 static int write_csv(const compare_ctx *c, table_writer *t, int ncols, int threads, row_counts *total)
 {
-    csv_pipe p = {.c = c, .ncols = ncols, .threads = threads};
-    for (int s = 0; s < 2; s++)
-        p.slot[s].parts = xcalloc((size_t)threads, sizeof *p.slot[s].parts);
-    size_t batch = (size_t)threads * CSV_ROWS_PER_THREAD;
+    csv_pipe p = {.c = c, .ncols = ncols, .nparts = (c->npairs + CSV_PART_ROWS - 1) / CSV_PART_ROWS};
     int rc = 0;
-    pthread_t tid;
     pthread_mutex_init(&p.mu, NULL);
     pthread_cond_init(&p.cv, NULL);
-    if (c->npairs <= batch || pthread_create(&tid, NULL, csv_format_ahead, &p) != 0) {
-        /* one batch (nothing to overlap), or no thread to be had */
-        for (size_t first = 0; first < c->npairs && rc == 0; first += batch) {
-            csv_fill(&p, &p.slot[0], first);
+    pthread_t tids[64];
+    int started = 0;
+    if (p.nparts > 1)
+        for (int k = 0; k < threads && k < 64; k++)
+            if (pthread_create(&tids[started], NULL, csv_formatter, &p) == 0)
+                started++;
+    if (started == 0) {
+        /* one part (nothing to overlap), or no thread to be had */
+        for (size_t i = 0; i < p.nparts && rc == 0; i++) {
+            csv_part_range(&p, i, &p.slot[0]);
+            csv_format(c, ncols, &p.slot[0]);
             rc = csv_put(c, t, &p.slot[0], total);
         }
     } else {
-        for (size_t n = 0;; n++) {
-            int s = (int)(n & 1);
+        for (size_t i = 0; i < p.nparts && rc == 0; i++) {
+            size_t s = i % CSV_SLOTS;
             pthread_mutex_lock(&p.mu);
             while (!p.ready[s])
                 pthread_cond_wait(&p.cv, &p.mu);
             pthread_mutex_unlock(&p.mu);
-            if (!p.slot[s].rows)
-                break;
             rc = csv_put(c, t, &p.slot[s], total);
             pthread_mutex_lock(&p.mu);
             p.ready[s] = 0;
+            p.written++;
             p.stop = rc != 0;
             pthread_cond_broadcast(&p.cv);
             pthread_mutex_unlock(&p.mu);
-            if (rc)
-                break;
         }
-        pthread_join(tid, NULL);
+        for (int k = 0; k < started; k++)
+            pthread_join(tids[k], NULL);
     }
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.mu);
-    for (int s = 0; s < 2; s++) {
-        for (int k = 0; k < threads; k++)
-            sb_free(&p.slot[s].parts[k].text);
-        free(p.slot[s].parts);
-    }
+    for (int s = 0; s < CSV_SLOTS; s++)
+        sb_free(&p.slot[s].text);
     return rc;
 }
 

@@ -22,6 +22,7 @@ struct progress_job {
     atomic_int unit;
     /* the job's own thread only (profile) */
     double phase_t0;
+    double phase_cpu0;       /* process CPU time at phase_t0 (profile) */
     /* a file whose size is the progress (run.watch_mu) */
     char *watch;
 };
@@ -60,6 +61,26 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Resident memory in MB (profile), -1 when /proc is not there. */
+static long rss_mb(void)
+{
+    long pages = -1, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return -1;
+    if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    fclose(f);
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
+}
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* ---- reporting -------------------------------------------------------------- */
 
 progress_job *progress_job_begin(const char *label)
@@ -72,6 +93,7 @@ progress_job *progress_job_begin(const char *label)
     progress_job *j = &run.slots[i];
     snprintf(j->label, sizeof j->label, "%s", label ? label : "");
     j->phase_t0 = now_s();
+    j->phase_cpu0 = cpu_s();
     atomic_store(&j->running, 1);
     return j;
 }
@@ -79,10 +101,14 @@ progress_job *progress_job_begin(const char *label)
 static void phase_time(progress_job *j)
 {
     const char *name = atomic_load(&j->phase);
-    double t = now_s();
+    double t = now_s(), cpu = cpu_s();
+    /* CPU time is the whole process's: over wall time it says how many
+     * cores the phase kept busy (with one job at a time) */
     if (run.o.profile && name)
-        log_note("profile: %s%s%-10s %9.2f ms", j->label, j->label[0] ? " " : "", name, (t - j->phase_t0) * 1e3);
+        log_note("profile: %s%s%-10s %9.2f ms  cpu %9.2f ms  rss %ld MB", j->label, j->label[0] ? " " : "", name,
+                 (t - j->phase_t0) * 1e3, (cpu - j->phase_cpu0) * 1e3, rss_mb());
     j->phase_t0 = t;
+    j->phase_cpu0 = cpu;
 }
 
 void progress_job_end(progress_job *j)
