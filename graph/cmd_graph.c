@@ -43,6 +43,18 @@ static const opt_choice file_types[] = {
                  "also write a self-contained page per result (.html beside it): the tree, both runs side by "      \
                  "side, search, filters, no server")
 
+#define FUZZY_HELP "match modules by name and shapes, and their APIs by name and order without call counters"
+
+#define OUTPUT_DIR_OPTION                                                                                           \
+    OPT_STRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed",                     \
+               .flags = OPT_REQUIRED | OPT_DIR)
+
+#define RUNNING_OPTIONS                                                                                             \
+    OPT_GROUP("running"),                                                                                           \
+        OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096,                                                               \
+                "ranks built at once, threads of a tensor compare (default: all cores)"),                           \
+        OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors")
+
 static const opt graph_options[] = {
     OPT_GROUP("dumps"),
     OPT_STRING("-i --input_path", cli, input, "INPUT.json",
@@ -52,20 +64,16 @@ static const opt graph_options[] = {
     OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the bench dump (bench_path): compare with the target",
                .flags = OPT_DIR),
     OPT_GROUP("matching"),
-    OPT_BOOL("-f -fm --fuzzy_match", cli, fuzzy,
-             "match modules by name and shapes, and their APIs by name and order without call counters"),
+    OPT_BOOL("-f -fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
     OPT_GROUP("output"),
-    OPT_STRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed",
-               .flags = OPT_REQUIRED | OPT_DIR),
+    OUTPUT_DIR_OPTION,
     OPT_CHOICE("--format", cli, format, formats,
                "vis: msprobe 8.1.0's .vis JSON per step and rank (default); db: the newest msprobe's .vis.db "
                "(SQLite, one per run)",
                .def = "vis"),
     OPT_BOOL("-cs --complete_stack", cli, cs, "keep every stack line (msprobe keeps the line that calls the node)"),
-    OPT_GROUP("running"),
-    OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "ranks built at once, threads of a tensor compare (default: all cores)"),
-    OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
+    RUNNING_OPTIONS,
     OPT_END(),
 };
 
@@ -76,12 +84,10 @@ static const opt visualize_options[] = {
     OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the golden (bench) dump: compare with the target",
                .flags = OPT_DIR),
     OPT_GROUP("matching"),
-    OPT_BOOL("-fm --fuzzy_match", cli, fuzzy,
-             "match modules by name and shapes, and their APIs by name and order without call counters"),
+    OPT_BOOL("-fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
     OPT_GROUP("output"),
-    OPT_STRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed",
-               .flags = OPT_REQUIRED | OPT_DIR),
+    OUTPUT_DIR_OPTION,
     OPT_CHOICE("--format", cli, format, formats,
                "db: one .vis.db for the run (default, as the newest msprobe); vis: msprobe 8.1.0's .vis per step "
                "and rank",
@@ -91,9 +97,7 @@ static const opt visualize_options[] = {
              "accepted, no effect: one summary line per result is printed"),
     OPT_BOOL("-progress_log --is_print_progress_log", cli, progress_log,
              "accepted, no effect: a status line is shown on a terminal"),
-    OPT_GROUP("running"),
-    OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "ranks built at once, threads of a tensor compare (default: all cores)"),
-    OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
+    RUNNING_OPTIONS,
     OPT_LIST("--rank_size", cli, rank_size, "N [N ...]", 1, -1, NO_MERGE, .flags = OPT_HIDDEN),
     OPT_LIST("--tp", cli, tp, "N [N ...]", 1, -1, NO_MERGE, .flags = OPT_HIDDEN),
     OPT_LIST("--pp", cli, pp, "N [N ...]", 1, -1, NO_MERGE, .flags = OPT_HIDDEN),
@@ -274,22 +278,24 @@ static int cmd_view(int argc, char **argv)
     return page_view(o.vis, o.out);
 }
 
+/* Both spellings: their own options, one run; newest: graph_visualize. */
+static int parse_and_run(const opts_spec *spec, int argc, char **argv, const global_opts *g, int newest)
+{
+    cli o;
+    int rc = parse(spec, argc, argv, &o);
+    if (rc)
+        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    return run(&o, g, newest);
+}
+
 int cmd_graph(int argc, char **argv, const global_opts *g)
 {
     if (argc > 1 && !strcmp(argv[1], "view"))
         return cmd_view(argc - 1, argv + 1);
-    cli o;
-    int rc = parse(&graph_spec, argc, argv, &o);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
-    return run(&o, g, 0);
+    return parse_and_run(&graph_spec, argc, argv, g, 0);
 }
 
 int cmd_graph_visualize(int argc, char **argv, const global_opts *g)
 {
-    cli o;
-    int rc = parse(&visualize_spec, argc, argv, &o);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
-    return run(&o, g, 1);
+    return parse_and_run(&visualize_spec, argc, argv, g, 1);
 }

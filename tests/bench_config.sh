@@ -17,24 +17,16 @@
 # TIMEOUT (900), KEEP=1 keeps the scratch directory, VERDICTS (a file the
 # verdict lines are appended to; default: printed).
 set -eu
-
-BUILD=${1:-build}
-TOOLS=$BUILD/tools
-MSPROBE=$BUILD/msprobe
+# shellcheck source=tests/bench_common.sh
+. "$(dirname "$0")/bench_common.sh"
 RUNS=${RUNS:-5}
 COLD_RUNS=${COLD_RUNS:-3}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 DTYPES=${DTYPES:-bf16 fp32}
 HIDDEN=${HIDDEN:-2048}
 VOCAB=${VOCAB:-32000}
-TIMEOUT=${TIMEOUT:-900}
 
-for t in "$TOOLS/gen_ckpt" "$TOOLS/runstat" "$MSPROBE"; do
-    if [ ! -x "$t" ]; then
-        echo "bench (config): SKIPPED: $t is missing (make all tools)"
-        exit 0
-    fi
-done
+bench_need "bench (config)" "$TOOLS/gen_ckpt" "$TOOLS/runstat" "$MSPROBE"
 
 if [ -n "${2:-}" ]; then
     scratch=$2
@@ -42,26 +34,7 @@ if [ -n "${2:-}" ]; then
 else
     scratch=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-bench-config.XXXXXX")
 fi
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then
-        echo "bench (config): kept $scratch"
-    else
-        rm -rf "$scratch"
-    fi
-}
-trap cleanup EXIT
-
-verdict() {
-    if [ -n "${VERDICTS:-}" ]; then
-        printf '%s\n' "$1" >>"$VERDICTS"
-    else
-        printf '%s\n' "$1"
-    fi
-}
-
-field() {
-    printf '%s\n' "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"
-}
+bench_cleanup_on_exit "bench (config)"
 
 cold_ok=0
 if [ "$(stat -f -c %T "$scratch" 2>/dev/null)" = tmpfs ]; then
@@ -90,15 +63,7 @@ cmp_cmd() {
         "$scratch/a" "$scratch/b" "$scratch/out.json" "$1"
 }
 
-run() {
-    if command -v timeout >/dev/null 2>&1; then
-        timeout "$TIMEOUT" "$TOOLS/runstat" "$@"
-    else
-        "$TOOLS/runstat" "$@"
-    fi
-}
-
-echo "bench (config): $(nproc 2>/dev/null || echo '?') cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+bench_machine "bench (config)"
 for dt in $DTYPES; do
     if [ "$dt" = fp32 ]; then
         layers=${LAYERS_FP32:-10}
@@ -121,7 +86,7 @@ for dt in $DTYPES; do
         while [ "$i" -lt "$COLD_RUNS" ]; do
             sync
             echo 3 >/proc/sys/vm/drop_caches
-            one=$(run -q -n 1 -- sh -c "$(cmp_cmd "$JOBS")")
+            one=$(timed "$TOOLS/runstat" -q -n 1 -- sh -c "$(cmp_cmd "$JOBS")")
             field median_s "$one" >>"$scratch/cold"
             i=$((i + 1))
         done
@@ -136,14 +101,14 @@ for dt in $DTYPES; do
     fi
     for j in $js; do
         echo "bench (config): ckpt_compare $dt -j $j, page-cached, $RUNS run(s)"
-        line=$(run -q -w 1 -n "$RUNS" -- sh -c "$(cmp_cmd "$j")")
+        line=$(timed "$TOOLS/runstat" -q -w 1 -n "$RUNS" -- sh -c "$(cmp_cmd "$j")")
         report "ckpt $dt cached -j $j" "$bytes" "$j" "$line"
         awk -v d="$dt" -v b="$bytes" -v s="$(field median_s "$line")" -v cpu="$(field cpu_s "$line")" -v j="$j" \
             -v load="$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)" 'BEGIN {
             g = b / 1e9 / s / j
             printf "ckpt_compare %s TP=2 x PP=2 cached -j %d: %.2f GB/s per core (%.2f per cpu-second; load %s)   (target >= 1)   %s\n",
                 d, j, g, b / 1e9 / cpu, load, (g >= 1 ? "ok" : "MISSED") }' >"$scratch/v"
-        verdict "$(cat "$scratch/v")"
+        out_verdict "$(cat "$scratch/v")"
     done
     rm -rf "$scratch/a" "$scratch/b" "$scratch/out.json"
 done

@@ -16,40 +16,15 @@
 # TMPDIR, KEEP=1; run from tests/bench.sh (PARTS=graph) its rows and
 # verdicts go into bench.sh's tables (TABLE, VERDICTS), alone it prints them.
 set -eu
-BUILD=${1:-build}
-TOOLS=$BUILD/tools
-MSPROBE=$BUILD/msprobe
+# shellcheck source=tests/bench_common.sh
+. "$(dirname "$0")/bench_common.sh"
 BLOCKS=${GRAPH_BLOCKS:-1250}
 BIG=${GRAPH_BIG_BLOCKS:-20000}
 RUNS=${GRAPH_RUNS:-11}
-TIMEOUT=${TIMEOUT:-900}
-table=${TABLE:-}
-verdicts=${VERDICTS:-}
 
-for t in "$TOOLS/gen_graph" "$TOOLS/runstat" "$MSPROBE"; do
-    if [ ! -x "$t" ]; then
-        echo "bench_graph: SKIPPED: $t is missing (make all tools)"
-        exit 0
-    fi
-done
+bench_need bench_graph "$TOOLS/gen_graph" "$TOOLS/runstat" "$MSPROBE"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-bench-graph.XXXXXX")
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then echo "bench_graph: kept $scratch"; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-field() { printf '%s\n' "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }
-out_row() {
-    line=$(printf '%-34s %9s %9s %9s %9s %8s %9s' "$1" "$2" "$(field median_s "$3")" "$(field min_s "$3")" \
-        "$(field max_s "$3")" "$(field peak_rss_mb "$3")" "$(field cpu_s "$3")")
-    if [ -n "$table" ]; then printf '%s\n' "$line" >> "$table"; else printf '%s\n' "$line"; fi
-}
-out_verdict() {
-    if [ -n "$verdicts" ]; then printf '%s\n' "$1" >> "$verdicts"; else printf '%s\n' "$1"; fi
-}
-timed() { if command -v timeout >/dev/null 2>&1; then timeout "$TIMEOUT" "$@"; else "$@"; fi; }
+bench_cleanup_on_exit bench_graph
 
 # anon_peak CMD...: the command's peak anonymous memory in MB (RssAnon,
 # sampled every 20 ms), its output discarded

@@ -20,22 +20,15 @@
 # Environment: TMPDIR (scratch for the tree), OUT_TMP, KEEP=1, JOBS (-j),
 # MONITOR_RANKS, MONITOR_STEPS, MONITOR_RUNS, MONITOR_PARTS ("db tb").
 set -eu
-
-BUILD=${1:-build}
-TOOLS=$BUILD/tools
-MSPROBE=$BUILD/msprobe
+# shellcheck source=tests/bench_common.sh
+. "$(dirname "$0")/bench_common.sh"
 RANKS=${MONITOR_RANKS:-64}
 STEPS=${MONITOR_STEPS:-100}
 RUNS=${MONITOR_RUNS:-3}
 PARTS=${MONITOR_PARTS:-db tb}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 1)}
 
-for t in "$TOOLS/gen_monitor" "$TOOLS/runstat" "$MSPROBE"; do
-    if [ ! -x "$t" ]; then
-        echo "bench_monitor: SKIPPED ($t is missing: make tools)"
-        exit 0
-    fi
-done
+bench_need bench_monitor "$TOOLS/gen_monitor" "$TOOLS/runstat" "$MSPROBE"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-bench-monitor.XXXXXX")
 tree=$scratch/monitor_output
@@ -48,17 +41,7 @@ if [ -z "${OUT_TMP:-}" ] && [ -d /dev/shm ] && [ "$(df -Pk /dev/shm | awk 'NR ==
     OUT_TMP=/dev/shm
 fi
 out=$(mktemp -d "${OUT_TMP:-$scratch}/msprobe-bench-monitor-out.XXXXXX")
-cleanup() {
-    rm -rf "$out"
-    if [ "${KEEP:-0}" = 1 ]; then
-        echo "bench_monitor: kept $scratch"
-    else
-        rm -rf "$scratch"
-    fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_cleanup_on_exit bench_monitor "$out"
 
 echo "bench_monitor: generating $RANKS ranks x 8 data types, $STEPS steps"
 "$TOOLS/gen_monitor" --out "$tree" --ranks "$RANKS" --steps "$STEPS" --window 50 >"$scratch/gen.out"
@@ -68,15 +51,11 @@ rows=$(sed -n 's/^gen_monitor: .* bytes, \([0-9]*\) rows.*/\1/p' "$scratch/gen.o
 # the page cache: every csv read once
 find "$tree" -name '*.csv' -exec cat {} + >/dev/null
 
-field() {
-    printf '%s\n' "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"
-}
-
-# timed NAME ARGS...: RUNS runs of msprobe, the output removed before each;
+# runs NAME ARGS...: RUNS runs of msprobe, the output removed before each;
 # one line: name, MB/s at the median wall time, median wall, median cpu, peak MB
 table=$scratch/table
 : >"$table"
-timed() {
+runs() {
     name=$1
     shift
     : >"$scratch/walls"
@@ -107,15 +86,15 @@ timed() {
     eval "${name}_mem=\$mem"
 }
 
-echo "bench_monitor: $(nproc 2>/dev/null || echo '?') cores, load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
+bench_machine bench_monitor
 monitor2db_mbs=0 monitor2db_mem=0 monitor2tb_mbs=0 monitor2tb_mem=0
 case " $PARTS " in *" db "*)
     echo "bench_monitor: monitor2db, $RUNS runs"
-    timed monitor2db monitor2db -q -m "$tree" || true ;;
+    runs monitor2db monitor2db -q -m "$tree" || true ;;
 esac
 case " $PARTS " in *" tb "*)
     echo "bench_monitor: monitor2tb, $RUNS runs (event files in $out)"
-    timed monitor2tb monitor2tb -q -m "$tree" || true ;;
+    runs monitor2tb monitor2tb -q -m "$tree" || true ;;
 esac
 
 echo

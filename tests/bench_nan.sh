@@ -17,23 +17,14 @@
 # and verdict go into bench.sh's tables (TABLE, VERDICTS); alone it prints
 # them.
 set -eu
-BUILD=${1:-build}
-TOOLS=$BUILD/tools
-MSPROBE=$BUILD/msprobe
+# shellcheck source=tests/bench_common.sh
+. "$(dirname "$0")/bench_common.sh"
 RANKS=${NAN_RANKS:-1000}
 ENTRIES=${NAN_ENTRIES:-10000}
 EVERY=${NAN_EVERY:-50}
 RUNS=${NAN_RUNS:-3}
-TIMEOUT=${TIMEOUT:-900}
-table=${TABLE:-}
-verdicts=${VERDICTS:-}
 
-for t in "$TOOLS/gen_nan" "$TOOLS/runstat" "$MSPROBE"; do
-    if [ ! -x "$t" ]; then
-        echo "bench_nan: SKIPPED: $t is missing (make all tools)"
-        exit 0
-    fi
-done
+bench_need bench_nan "$TOOLS/gen_nan" "$TOOLS/runstat" "$MSPROBE"
 need_kb=$((RANKS * ENTRIES * 85 / 100))   # ~850 bytes of files per entry
 # Memory when there is room for the dumps and 4 GB to spare: on a disk they
 # are re-read from it whenever the page cache does not keep 8 GB (on this
@@ -49,29 +40,13 @@ else
     base=${TMPDIR:-/tmp}
 fi
 scratch=$(mktemp -d "$base/msprobe-bench-nan.XXXXXX")
-cleanup() {
-    if [ "${KEEP:-0}" = 1 ]; then echo "bench_nan: kept $scratch"; else rm -rf "$scratch"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_cleanup_on_exit bench_nan
 
 have_kb=$(df -Pk "$scratch" | awk 'NR == 2 { print $4 }')
 if [ "$have_kb" -lt "$need_kb" ]; then
     echo "bench_nan: SKIPPED: $((have_kb / 1024)) MB free in $scratch, the dumps need $((need_kb / 1024)) MB"
     exit 0
 fi
-
-# field NAME LINE: the value of NAME=... in a runstat line
-field() { printf '%s\n' "$2" | sed -n "s/.*$1=\([^ ]*\).*/\1/p"; }
-out_row() {
-    line=$(printf '%-34s %9s %9s %9s %9s %8s %9s' "$1" "$2" "$(field median_s "$3")" "$(field min_s "$3")" \
-        "$(field max_s "$3")" "$(field peak_rss_mb "$3")" "$(field cpu_s "$3")")
-    if [ -n "$table" ]; then printf '%s\n' "$line" >> "$table"; else printf '%s\n' "$line"; fi
-}
-out_verdict() {
-    if [ -n "$verdicts" ]; then printf '%s\n' "$1" >> "$verdicts"; else printf '%s\n' "$1"; fi
-}
 
 echo "bench_nan: generating $RANKS ranks x $ENTRIES entries, a collective every $EVERY"
 gen=$("$TOOLS/runstat" -n 1 -- "$TOOLS/gen_nan" --out "$scratch/dump" --ranks "$RANKS" --entries "$ENTRIES" \
@@ -89,7 +64,6 @@ found=$("$MSPROBE" nan_analyze -i "$scratch/dump/step0" -o "$scratch/out")
 printf '  %s\n' "$found"
 right=no
 case "$found" in "first NaN/Inf: $source "*) right=yes ;; esac
-timed() { if command -v timeout >/dev/null 2>&1; then timeout "$TIMEOUT" "$@"; else "$@"; fi; }
 if ! run=$(timed "$TOOLS/runstat" -q -n "$RUNS" -- "$MSPROBE" nan_analyze -q -i "$scratch/dump/step0" \
     -o "$scratch/out"); then
     out_row "nan_analyze ${RANKS}x$ENTRIES" "$rows" ""

@@ -6,33 +6,9 @@
 
 /* Multiply-xorshift over 8-byte words, then a full avalanche: the slot is
  * taken from the low bits, and names differ mostly in their middle and end
- * ("Module.layers.17.mlp...output.0"). */
-uint32_t strmap_hash(const char *s, size_t n)
-{
-    const uint64_t k = 0x9E3779B97F4A7C15ULL;
-    uint64_t h = n * k;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    if (i < n) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i);
-        h = (h ^ w) * k;
-        h ^= h >> 29;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return (uint32_t)h;
-}
-
-uint64_t strmap_hash64(uint64_t h, const char *s, size_t n)
+ * ("Module.layers.17.mlp...output.0"). Both steps are inlined into the
+ * hashes below, which sit on every map look-up. */
+static inline __attribute__((always_inline)) uint64_t mix_words(uint64_t h, const char *s, size_t n)
 {
     const uint64_t k = 0x9E3779B97F4A7C15ULL;
     h ^= n * k;
@@ -52,7 +28,7 @@ uint64_t strmap_hash64(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-uint64_t strmap_hash64_end(uint64_t h)
+static inline __attribute__((always_inline)) uint64_t avalanche(uint64_t h)
 {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
@@ -61,6 +37,12 @@ uint64_t strmap_hash64_end(uint64_t h)
     h ^= h >> 33;
     return h;
 }
+
+uint32_t strmap_hash(const char *s, size_t n) { return (uint32_t)avalanche(mix_words(0, s, n)); }
+
+uint64_t strmap_hash64(uint64_t h, const char *s, size_t n) { return mix_words(h, s, n); }
+
+uint64_t strmap_hash64_end(uint64_t h) { return avalanche(h); }
 
 void strmap_init(strmap *m, size_t expected)
 {

@@ -197,8 +197,6 @@ static size_t put_utf8(char *d, unsigned cp)
     return 4;
 }
 
-/* Parse a string at jp->p (which is at the opening quote). Strings without
- * escapes are returned as a view into the buffer. */
 /* The bytes of a word that are '"', '\\' or a control character, as their
  * high bits. Borrows can only mark bytes after a true one, so the lowest
  * marked byte is always real: strings are scanned eight bytes at a time. */
@@ -209,25 +207,36 @@ static inline uint64_t special_bytes(uint64_t v)
     return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs;
 }
 
+/* p past plain ASCII, eight bytes at a time: at the first quote, backslash,
+ * control character or non-ASCII byte of the word holding one, or fewer
+ * than eight bytes before e (the caller goes on byte by byte). On a
+ * big-endian host it stops at the word's start. Inlined: the parser's
+ * hottest loop (parse_string, skim_string). */
+static inline __attribute__((always_inline)) const char *skip_plain(const char *p, const char *e)
+{
+    const uint64_t highs = 0x8080808080808080ULL;
+    while (e - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        uint64_t m = special_bytes(v) | (v & highs);
+        if (m) {
+            if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+                p += __builtin_ctzll(m) / 8;
+            break;
+        }
+        p += 8;
+    }
+    return p;
+}
+
+/* Parse a string at jp->p (which is at the opening quote). Strings without
+ * escapes are returned as a view into the buffer. */
 static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
 {
     const char *s = ++jp->p, *p = s, *e = jp->end;
-    const uint64_t highs = 0x8080808080808080ULL;
     int escaped = 0;
     for (;;) {
-        /* plain ASCII eight bytes at a time, up to a quote, a backslash, a
-         * control character or a non-ASCII byte */
-        while (e - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            uint64_t m = special_bytes(v) | (v & highs);
-            if (m) {
-                if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-                    p += __builtin_ctzll(m) / 8;
-                break;
-            }
-            p += 8;
-        }
+        p = skip_plain(p, e);
         if (p >= e)
             break;
         unsigned char c = (unsigned char)*p;
@@ -595,19 +604,8 @@ int jp_skip(jparser *jp)
 static const char *skim_string(const char *p, const char *e, unsigned *seen)
 {
     const char *s = ++p;
-    const uint64_t highs = 0x8080808080808080ULL;
     for (;;) {
-        while (e - p >= 8) {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            uint64_t m = special_bytes(v) | (v & highs);
-            if (m) {
-                if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-                    p += __builtin_ctzll(m) / 8;
-                break;
-            }
-            p += 8;
-        }
+        p = skip_plain(p, e);
         if (p >= e)
             return NULL;
         unsigned char c = (unsigned char)*p;

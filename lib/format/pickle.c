@@ -1,3 +1,6 @@
+/* The pickle opcode interpreter (format/pickle.h): stack, marks, memo,
+ * the allow-list of globals. The values it builds and the decoding of text
+ * operands are format/pickle_value.c. */
 #include "format/pickle.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -23,10 +26,9 @@
 #define PICKLE_MAX_MEMO ((uint64_t)1 << 22)
 
 typedef struct {
-    arena *a;
-    const char *path, *what;
+    pk_reader r;   /* the arena, and where we are for errors */
     const unsigned char *buf;
-    size_t size, pos, op_pos;
+    size_t size, pos;
     pk_value **stack;
     size_t sp, scap;
     size_t *marks;
@@ -41,32 +43,11 @@ static int fail(vm *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 static int fail(vm *m, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = pk_vfail(&m->r, fmt, ap);
     va_end(ap);
-    return err_input(m->path, "%s, offset %zu: %s", m->what, m->op_pos, msg);
-}
-
-static pk_value *new_value(vm *m, pk_kind k)
-{
-    pk_value *v = arena_calloc(m->a, sizeof *v);
-    v->kind = k;
-    return v;
-}
-
-static void seq_add(vm *m, pk_value *s, pk_value *x)
-{
-    if (s->u.seq.len == s->u.seq.cap) {
-        size_t cap = s->u.seq.cap ? 2 * s->u.seq.cap : 4;
-        pk_value **item = arena_alloc(m->a, cap * sizeof *item);
-        if (s->u.seq.len)
-            memcpy(item, s->u.seq.item, s->u.seq.len * sizeof *item);
-        s->u.seq.item = item;
-        s->u.seq.cap = cap;
-    }
-    s->u.seq.item[s->u.seq.len++] = x;
+    return rc;
 }
 
 static void push(vm *m, pk_value *v)
@@ -80,7 +61,7 @@ static size_t base(const vm *m) { return m->nmarks ? m->marks[m->nmarks - 1] : 0
 static pk_value *top(vm *m)
 {
     if (m->sp <= base(m)) {
-        fail(m, "stack underflow (opcode 0x%02x needs a value)", m->buf[m->op_pos]);
+        fail(m, "stack underflow (opcode 0x%02x needs a value)", m->buf[m->r.op_pos]);
         return NULL;
     }
     return m->stack[m->sp - 1];
@@ -96,13 +77,13 @@ static pk_value *pop(vm *m)
 
 static int push_new(vm *m, pk_kind k)
 {
-    push(m, new_value(m, k));
+    push(m, pk_new_value(m->r.a, k));
     return 0;
 }
 
 static int push_int(vm *m, pk_kind k, int64_t i)
 {
-    pk_value *v = new_value(m, k);
+    pk_value *v = pk_new_value(m->r.a, k);
     v->u.i = i;
     push(m, v);
     return 0;
@@ -112,16 +93,16 @@ static int push_int(vm *m, pk_kind k, int64_t i)
 static int pop_mark(vm *m, size_t *first)
 {
     if (m->nmarks == 0)
-        return fail(m, "opcode 0x%02x needs a MARK, none is open", m->buf[m->op_pos]);
+        return fail(m, "opcode 0x%02x needs a MARK, none is open", m->buf[m->r.op_pos]);
     *first = m->marks[--m->nmarks];
     return 0;
 }
 
 static pk_value *seq_from(vm *m, pk_kind k, size_t first)
 {
-    pk_value *s = new_value(m, k);
+    pk_value *s = pk_new_value(m->r.a, k);
     for (size_t i = first; i < m->sp; i++)
-        seq_add(m, s, m->stack[i]);
+        pk_seq_add(m->r.a, s, m->stack[i]);
     m->sp = first;
     return s;
 }
@@ -161,142 +142,6 @@ static const char *line(vm *m, size_t *len)
     return s;
 }
 
-static int parse_int_text(vm *m, const char *s, size_t len, int64_t *out)
-{
-    size_t i = 0;
-    int neg = 0;
-    if (i < len && (s[i] == '-' || s[i] == '+'))
-        neg = s[i++] == '-';
-    if (i == len)
-        return fail(m, "malformed integer operand");
-    uint64_t v = 0;
-    for (; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return fail(m, "malformed integer operand");
-        if (v > (UINT64_MAX - 9) / 10)
-            return fail(m, "integer operand too large");
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
-        return fail(m, "integer operand too large");
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 0;
-}
-
-static pk_value *make_str(vm *m, pk_kind k, const void *p, size_t len)
-{
-    pk_value *v = new_value(m, k);
-    v->u.str.ptr = p;
-    v->u.str.len = len;
-    return v;
-}
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xc0 | cp >> 6);
-        o[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xe0 | cp >> 12);
-        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        o[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    o[0] = (char)(0xf0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-    o[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
-static int hex_digits(const char *s, size_t n, uint32_t *out)
-{
-    uint32_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        int d;
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-            d = (c | 0x20) - 'a' + 10;
-        else
-            return -1;
-        v = v << 4 | (uint32_t)d;
-    }
-    *out = v;
-    return 0;
-}
-
-/* UNICODE operand: raw-unicode-escape (latin-1 bytes, \u and \U escapes
- * of 4 and 8 hex digits). */
-static pk_value *raw_unicode(vm *m, const char *s, size_t len)
-{
-    char *o = arena_alloc(m->a, len * 4 + 1);
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint32_t cp = (unsigned char)s[i];
-        size_t digits = 0;
-        if (s[i] == '\\' && i + 1 < len && (s[i + 1] == 'u' || s[i + 1] == 'U'))
-            digits = s[i + 1] == 'u' ? 4 : 8;
-        if (digits) {
-            if (i + 2 + digits > len || hex_digits(s + i + 2, digits, &cp) != 0 || cp > 0x10ffff) {
-                fail(m, "malformed \\u escape in a UNICODE operand");
-                return NULL;
-            }
-            i += 1 + digits;
-        }
-        n += put_utf8(o + n, cp);
-    }
-    return make_str(m, PK_STR, o, n);
-}
-
-/* STRING operand: a quoted Python 2 repr with backslash escapes. */
-static pk_value *quoted_string(vm *m, const char *s, size_t len)
-{
-    if (len < 2 || (s[0] != '\'' && s[0] != '"') || s[len - 1] != s[0]) {
-        fail(m, "STRING operand is not quoted");
-        return NULL;
-    }
-    char *o = arena_alloc(m->a, len);
-    size_t n = 0;
-    for (size_t i = 1; i + 1 < len; i++) {
-        if (s[i] != '\\') {
-            o[n++] = s[i];
-            continue;
-        }
-        if (i + 2 >= len) {
-            fail(m, "malformed escape in a STRING operand");
-            return NULL;
-        }
-        char c = s[++i];
-        uint32_t x;
-        switch (c) {
-        case 'n': o[n++] = '\n'; break;
-        case 'r': o[n++] = '\r'; break;
-        case 't': o[n++] = '\t'; break;
-        case '\\': case '\'': case '"': o[n++] = c; break;
-        case 'x':
-            if (i + 3 >= len || hex_digits(s + i + 1, 2, &x) != 0) {
-                fail(m, "malformed \\x escape in a STRING operand");
-                return NULL;
-            }
-            o[n++] = (char)x;
-            i += 2;
-            break;
-        default:
-            fail(m, "unsupported escape '\\%c' in a STRING operand", c);
-            return NULL;
-        }
-    }
-    return make_str(m, PK_STR, o, n);
-}
-
 /* ---- globals and data constructors -------------------------------------- */
 
 static const char *py3_module(const char *mod, size_t len)
@@ -322,11 +167,11 @@ static int name_matches(const char *pattern, const char *name) { return !strcmp(
 static int push_global(vm *m, const char *mod, size_t mlen, const char *name, size_t nlen)
 {
     const char *mapped = py3_module(mod, mlen);
-    const char *mname = mapped ? mapped : arena_strndup(m->a, mod, mlen);
-    const char *gname = arena_strndup(m->a, name, nlen);
+    const char *mname = mapped ? mapped : arena_strndup(m->r.a, mod, mlen);
+    const char *gname = arena_strndup(m->r.a, name, nlen);
     for (size_t i = 0; i < m->n_allowed; i++)
         if (module_matches(m->allowed[i].module, mname) && name_matches(m->allowed[i].name, gname)) {
-            pk_value *g = new_value(m, PK_GLOBAL);
+            pk_value *g = pk_new_value(m->r.a, PK_GLOBAL);
             g->u.global.id = (int)i;
             g->u.global.module = mname;
             g->u.global.name = gname;
@@ -335,84 +180,6 @@ static int push_global(vm *m, const char *mod, size_t mlen, const char *name, si
         }
     return fail(m, "the pickle asks for the global '%.100s.%.100s', which is not allowed (refused, nothing was "
                    "executed)", mname, gname);
-}
-
-static int is_named(const pk_value *g, const char *mod, const char *name)
-{
-    return strcmp(g->u.global.module, mod) == 0 && strcmp(g->u.global.name, name) == 0;
-}
-
-/* latin-1 text (stored as UTF-8) back to the bytes it encodes. */
-static pk_value *latin1_bytes(vm *m, const pk_value *text)
-{
-    const unsigned char *s = (const unsigned char *)text->u.str.ptr;
-    size_t len = text->u.str.len;
-    unsigned char *o = arena_alloc(m->a, len ? len : 1);
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < 0x80) {
-            o[n++] = s[i];
-        } else if ((s[i] == 0xc2 || s[i] == 0xc3) && i + 1 < len && (s[i + 1] & 0xc0) == 0x80) {
-            o[n++] = (unsigned char)((s[i] & 0x03) << 6 | (s[i + 1] & 0x3f));
-            i++;
-        } else {
-            fail(m, "_codecs.encode: text is not latin-1");
-            return NULL;
-        }
-    }
-    return make_str(m, PK_BYTES, o, n);
-}
-
-/* REDUCE of a builtin data constructor; *done = 0 when g is not one. */
-static pk_value *construct(vm *m, const pk_value *g, const pk_value *args, int *done)
-{
-    size_t n = args->u.seq.len;
-    pk_value **a = args->u.seq.item;
-    *done = 1;
-    if (is_named(g, "collections", "OrderedDict")) {
-        if (n != 0) {
-            fail(m, "OrderedDict() with arguments is not supported");
-            return NULL;
-        }
-        return new_value(m, PK_DICT);
-    }
-    if (is_named(g, "collections", "defaultdict")) {
-        /* defaultdict(factory): its items follow as SETITEMS; the factory
-         * (a class named by an allowed global) does not matter to data */
-        if (n > 1) {
-            fail(m, "defaultdict() with more than one argument is not supported");
-            return NULL;
-        }
-        return new_value(m, PK_DICT);
-    }
-    if (is_named(g, "_codecs", "encode")) {
-        if (n != 2 || a[0]->kind != PK_STR || !(pk_str_eq(a[1], "latin1") || pk_str_eq(a[1], "latin-1"))) {
-            fail(m, "_codecs.encode is only supported as encode(text, 'latin1')");
-            return NULL;
-        }
-        return latin1_bytes(m, a[0]);
-    }
-    if (is_named(g, "builtins", "bytes") || is_named(g, "builtins", "bytearray")) {
-        if (n == 0)
-            return make_str(m, PK_BYTES, "", 0);
-        if (n == 1 && a[0]->kind == PK_BYTES)
-            return a[0];
-        fail(m, "%s() with these arguments is not supported", g->u.global.name);
-        return NULL;
-    }
-    if (is_named(g, "builtins", "set") || is_named(g, "builtins", "frozenset")) {
-        pk_value *s = new_value(m, PK_SET);
-        if (n == 1 && (a[0]->kind == PK_LIST || a[0]->kind == PK_TUPLE))
-            for (size_t i = 0; i < a[0]->u.seq.len; i++)
-                seq_add(m, s, a[0]->u.seq.item[i]);
-        else if (n != 0) {
-            fail(m, "%s() with these arguments is not supported", g->u.global.name);
-            return NULL;
-        }
-        return s;
-    }
-    *done = 0;
-    return NULL;
 }
 
 static int reduce(vm *m, pk_value *callable, pk_value *args, int newobj)
@@ -425,7 +192,7 @@ static int reduce(vm *m, pk_value *callable, pk_value *args, int newobj)
                     callable->u.global.name, pk_kind_name(args->kind));
     if (!newobj) {
         int done;
-        pk_value *v = construct(m, callable, args, &done);
+        pk_value *v = pk_construct(&m->r, callable, args, &done);
         if (done) {
             if (!v)
                 return -1;
@@ -433,7 +200,7 @@ static int reduce(vm *m, pk_value *callable, pk_value *args, int newobj)
             return 0;
         }
     }
-    pk_value *c = new_value(m, PK_CALL);
+    pk_value *c = pk_new_value(m->r.a, PK_CALL);
     c->u.call.callable = callable;
     c->u.call.args = args;
     c->u.call.newobj = newobj;
@@ -466,8 +233,8 @@ static int memo_put(vm *m, uint64_t idx)
     if (idx >= m->size)
         return fail(m, "memo index %llu is out of range", (unsigned long long)idx);
     if (idx >= PICKLE_MAX_MEMO)
-        return err_set(ERR_LIMIT, m->path, "%s, offset %zu: memo index %llu is over the limit of %llu entries", m->what,
-                       m->op_pos, (unsigned long long)idx, (unsigned long long)PICKLE_MAX_MEMO);
+        return err_set(ERR_LIMIT, m->r.path, "%s, offset %zu: memo index %llu is over the limit of %llu entries",
+                       m->r.what, m->r.op_pos, (unsigned long long)idx, (unsigned long long)PICKLE_MAX_MEMO);
     GROW_ZEROED(m->memo, m->memo_cap, (size_t)idx + 1);
     if (!m->memo[idx])
         m->memo_len++;
@@ -500,7 +267,7 @@ static int op_extend(vm *m, pk_kind want, const char *name)
     if (c->kind != want)
         return fail(m, "%s on %s", name, pk_kind_name(c->kind));
     for (size_t i = first; i < m->sp; i++)
-        seq_add(m, c, m->stack[i]);
+        pk_seq_add(m->r.a, c, m->stack[i]);
     m->sp = first;
     return 0;
 }
@@ -531,7 +298,7 @@ static int op_int_bytes(vm *m, size_t n)
     if (!p)
         return -1;
     if (n > 8) {
-        push(m, new_value(m, PK_BIGINT));
+        push(m, pk_new_value(m->r.a, PK_BIGINT));
         return 0;
     }
     uint64_t v = le(p, (int)n);
@@ -553,18 +320,18 @@ static int step_text(vm *m, unsigned char op)
     case 'I':
         if (len == 2 && (memcmp(s, "01", 2) == 0 || memcmp(s, "00", 2) == 0))
             return push_int(m, PK_BOOL, s[1] == '1');
-        return parse_int_text(m, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
+        return pk_parse_int_text(&m->r, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
     case 'L':
         if (len && s[len - 1] == 'L')
             len--;
-        return parse_int_text(m, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
+        return pk_parse_int_text(&m->r, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
     case 'F': {
         char tmp[64], *end;
         if (len == 0 || len >= sizeof tmp)
             return fail(m, "malformed FLOAT operand");
         memcpy(tmp, s, len);
         tmp[len] = 0;
-        v = new_value(m, PK_FLOAT);
+        v = pk_new_value(m->r.a, PK_FLOAT);
         v->u.f = strtod(tmp, &end);
         if (*end)
             return fail(m, "malformed FLOAT operand");
@@ -572,23 +339,23 @@ static int step_text(vm *m, unsigned char op)
         return 0;
     }
     case 'S':
-        if (!(v = quoted_string(m, s, len)))
+        if (!(v = pk_quoted_string(&m->r, s, len)))
             return -1;
         push(m, v);
         return 0;
     case 'V':
-        if (!(v = raw_unicode(m, s, len)))
+        if (!(v = pk_raw_unicode(&m->r, s, len)))
             return -1;
         push(m, v);
         return 0;
     case 'P':
-        v = new_value(m, PK_PERSID);
-        v->u.pid = make_str(m, PK_STR, s, len);
+        v = pk_new_value(m->r.a, PK_PERSID);
+        v->u.pid = pk_make_str(m->r.a, PK_STR, s, len);
         push(m, v);
         return 0;
     case 'p':
     case 'g':
-        if (parse_int_text(m, s, len, &iv) != 0)
+        if (pk_parse_int_text(&m->r, s, len, &iv) != 0)
             return -1;
         if (iv < 0)
             return fail(m, "negative memo index");
@@ -677,7 +444,7 @@ static int step(vm *m, unsigned char op)
         uint64_t u = 0;
         for (int i = 0; i < 8; i++)
             u = u << 8 | p[i];
-        v = new_value(m, PK_FLOAT);
+        v = pk_new_value(m->r.a, PK_FLOAT);
         memcpy(&v->u.f, &u, 8);
         push(m, v);
         return 0;
@@ -690,7 +457,7 @@ static int step(vm *m, unsigned char op)
         if (n > m->size - m->pos)
             return fail(m, "truncated pickle: a string of %llu bytes runs past the end", (unsigned long long)n);
         pk_kind k = op == 'B' || op == 'C' || op == 0x8e || op == 0x96 ? PK_BYTES : PK_STR;
-        push(m, make_str(m, k, m->buf + m->pos, (size_t)n));
+        push(m, pk_make_str(m->r.a, k, m->buf + m->pos, (size_t)n));
         m->pos += (size_t)n;
         return 0;
     }
@@ -709,7 +476,7 @@ static int step(vm *m, unsigned char op)
             return -1;
         if (w->kind != PK_LIST)
             return fail(m, "APPEND on %s", pk_kind_name(w->kind));
-        seq_add(m, w, v);
+        pk_seq_add(m->r.a, w, v);
         return 0;
     case 'e':
         return op_extend(m, PK_LIST, "APPENDS");
@@ -722,8 +489,8 @@ static int step(vm *m, unsigned char op)
             return -1;
         if (x->kind != PK_DICT)
             return fail(m, "SETITEM on %s", pk_kind_name(x->kind));
-        seq_add(m, x, w);
-        seq_add(m, x, v);
+        pk_seq_add(m->r.a, x, w);
+        pk_seq_add(m->r.a, x, v);
         return 0;
     case 'u':
         return op_extend(m, PK_DICT, "SETITEMS");
@@ -769,7 +536,7 @@ static int step(vm *m, unsigned char op)
     case 'Q':
         if (!(w = pop(m)))
             return -1;
-        v = new_value(m, PK_PERSID);
+        v = pk_new_value(m->r.a, PK_PERSID);
         v->u.pid = w;
         push(m, v);
         return 0;
@@ -799,12 +566,12 @@ static int step(vm *m, unsigned char op)
 int pickle_parse(arena *a, const char *path, const char *what, const unsigned char *buf, size_t size,
                  const pk_global *allowed, size_t n_allowed, pk_value **result)
 {
-    vm m = { .a = a, .path = path, .what = what, .buf = buf, .size = size, .allowed = allowed,
+    vm m = { .r = { .a = a, .path = path, .what = what }, .buf = buf, .size = size, .allowed = allowed,
              .n_allowed = n_allowed };
     *result = NULL;
     int rc = -1;
     for (;;) {
-        m.op_pos = m.pos;
+        m.r.op_pos = m.pos;
         if (m.pos >= m.size) {
             fail(&m, "truncated pickle: no STOP opcode");
             break;
@@ -820,7 +587,7 @@ int pickle_parse(arena *a, const char *path, const char *what, const unsigned ch
         if (step(&m, op) != 0)
             break;
         if (m.sp > PICKLE_MAX_STACK) {   /* an opcode pushes at most one value */
-            err_set(ERR_LIMIT, path, "%s, offset %zu: the pickle's stack holds more than %d values", what, m.op_pos,
+            err_set(ERR_LIMIT, path, "%s, offset %zu: the pickle's stack holds more than %d values", what, m.r.op_pos,
                     PICKLE_MAX_STACK);
             break;
         }
@@ -830,26 +597,3 @@ int pickle_parse(arena *a, const char *path, const char *what, const unsigned ch
     free(m.memo);
     return rc;
 }
-
-const char *pk_kind_name(pk_kind k)
-{
-    static const char *const names[] = {
-        [PK_NONE] = "None", [PK_BOOL] = "a bool", [PK_INT] = "an int", [PK_BIGINT] = "a big int",
-        [PK_FLOAT] = "a float", [PK_STR] = "a str", [PK_BYTES] = "a bytes object", [PK_TUPLE] = "a tuple",
-        [PK_LIST] = "a list", [PK_DICT] = "a dict", [PK_SET] = "a set", [PK_GLOBAL] = "a class or function",
-        [PK_CALL] = "an object", [PK_PERSID] = "a persistent id",
-    };
-    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "a value";
-}
-
-int pk_is_global(const pk_value *v, int id) { return v && v->kind == PK_GLOBAL && v->u.global.id == id; }
-
-int pk_is_call_of(const pk_value *v, int id) { return v && v->kind == PK_CALL && pk_is_global(v->u.call.callable, id); }
-
-int pk_str_eq(const pk_value *v, const char *s)
-{
-    size_t n = strlen(s);
-    return v && v->kind == PK_STR && v->u.str.len == n && memcmp(v->u.str.ptr, s, n) == 0;
-}
-
-long pk_tuple_len(const pk_value *v) { return v && v->kind == PK_TUPLE ? (long)v->u.seq.len : -1; }

@@ -27,31 +27,9 @@
 #ifndef MSP_PICKLE_H
 #define MSP_PICKLE_H
 
-#include "base/arena.h"
+#include "format/pickle_value.h"
 
 #include <stddef.h>
-#include <stdint.h>
-
-typedef enum {
-    PK_NONE, PK_BOOL, PK_INT, PK_BIGINT, PK_FLOAT, PK_STR, PK_BYTES,
-    PK_TUPLE, PK_LIST, PK_DICT, PK_SET, PK_GLOBAL, PK_CALL, PK_PERSID
-} pk_kind;
-
-typedef struct pk_value pk_value;
-struct pk_value {
-    pk_kind kind;
-    union {
-        int64_t i;                                           /* BOOL, INT */
-        double f;                                            /* FLOAT */
-        struct { const char *ptr; size_t len; } str;         /* STR (UTF-8), BYTES */
-        struct { pk_value **item; size_t len, cap; } seq;    /* TUPLE, LIST, SET;
-                                                                DICT: key0, value0, key1, ... */
-        struct { int id; const char *module, *name; } global; /* id: index in the allow-list */
-        struct { pk_value *callable, *args, *state; int newobj; } call;
-        pk_value *pid;                                       /* PERSID: the persistent id */
-    } u;
-    pk_value *attrs;   /* DICT made by OrderedDict(): a BUILD state, or NULL */
-};
 
 /* An allowed global: module and name as written (after the Python 2
  * mapping); module "pkg.*" allows pkg and every module below it, name "*"
@@ -67,15 +45,5 @@ typedef struct {
  * the byte offset.  Returns 0 and *result, or -1 (error recorded). */
 int pickle_parse(arena *a, const char *path, const char *what, const unsigned char *buf, size_t size,
                  const pk_global *allowed, size_t n_allowed, pk_value **result);
-
-/* For messages, with an article: "an int", "a tuple", "a dict", "None", ... */
-const char *pk_kind_name(pk_kind k);
-/* Is v a GLOBAL with this allow-list id? A CALL of one (callable id)? */
-int pk_is_global(const pk_value *v, int id);
-int pk_is_call_of(const pk_value *v, int id);
-/* Is v a str equal to s? */
-int pk_str_eq(const pk_value *v, const char *s);
-/* Tuple element count, or -1 when v is not a tuple. */
-long pk_tuple_len(const pk_value *v);
 
 #endif

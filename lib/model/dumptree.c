@@ -24,8 +24,21 @@ const char *dumptree_kind_name(int kind)
     return kind >= 0 && kind <= DUMPTREE_ROOT ? names[kind] : "?";
 }
 
+/* The number a non-empty string of digits spells (leading zeros allowed),
+ * or -2 for anything else. Numbers beyond 10^9 are no rank or step. */
+static long digits_value(const char *d)
+{
+    long v = 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9' || v > 100000000)
+            return -2;
+        v = v * 10 + (*d - '0');
+    }
+    return v;
+}
+
 /* "rank" -> -1, "rank12" -> 12, anything else -> -2; the number is needed
- * unless number_optional. Numbers beyond 10^9 are no rank or step. */
+ * unless number_optional. */
 static long numbered(const char *name, const char *prefix, int number_optional)
 {
     size_t pl = strlen(prefix);
@@ -36,13 +49,7 @@ static long numbered(const char *name, const char *prefix, int number_optional)
         return number_optional ? -1 : -2;
     if (d[0] == '0' && d[1])
         return -2;
-    long v = 0;
-    for (; *d; d++) {
-        if (*d < '0' || *d > '9' || v > 100000000)
-            return -2;
-        v = v * 10 + (*d - '0');
-    }
-    return v;
+    return digits_value(d);
 }
 
 /* proc{PID}: "proc" and one or more digits (Python's str.isdigit()). */
@@ -63,6 +70,14 @@ char *dumptree_file(const char *dir, const char *name)
         return p;
     free(p);
     return NULL;
+}
+
+static int is_subdir(const char *dir, const char *name)
+{
+    char *p = path_join(dir, name);
+    int is_dir = path_kind(p) == PATH_DIR;
+    free(p);
+    return is_dir;
 }
 
 static int has_file(const char *dir, const char *name)
@@ -133,6 +148,9 @@ void dumptree_list_free(dumptree_list *l)
     memset(l, 0, sizeof *l);
 }
 
+/* How a listed directory is named: proc{PID}, bare "rank", or numbered. */
+static int naming_of(int proc, long num) { return proc ? DUMPTREE_PROC : num < 0 ? DUMPTREE_BARE : DUMPTREE_NUMBERED; }
+
 static void add(dumptree_list *l, const char *dir, const char *name, long number, int naming)
 {
     GROW(l->v, l->cap, l->n + 1);
@@ -142,6 +160,10 @@ static void add(dumptree_list *l, const char *dir, const char *name, long number
     d->number = number;
     d->naming = naming;
 }
+
+#define RANKS_AND_PROC                                                                                         \
+    "holds both rank directories and a proc{PID} directory: the dumps of two different runs? Expected rank, "   \
+    "rank0, rank1, ... or exactly one proc{PID}."
 
 /* The entries of `dir` named by `prefix` (and proc{PID} when ranks), each a
  * directory; anything else is refused. */
@@ -158,9 +180,7 @@ static int list_level(const char *dir, int ranks, dumptree_list *out)
     for (long i = 0; i < n && rc == 0; i++) {
         long num = numbered(names[i], prefix, ranks);
         int proc = ranks && num < -1 && is_proc(names[i]);
-        char *full = path_join(dir, names[i]);
-        int is_dir = path_kind(full) == PATH_DIR;
-        free(full);
+        int is_dir = is_subdir(dir, names[i]);
         if ((num < -1 && !proc) || !is_dir) {
             rc = err_input(dir, "contains '%s'. Expected only %s directories. This name is not in the format of "
                                 "dump output. Please check and delete irrelevant files and try again.",
@@ -168,8 +188,7 @@ static int list_level(const char *dir, int ranks, dumptree_list *out)
             break;
         }
         procs += proc;
-        add(out, dir, names[i], proc ? -1 : num,
-            proc ? DUMPTREE_PROC : num < 0 ? DUMPTREE_BARE : DUMPTREE_NUMBERED);
+        add(out, dir, names[i], proc ? -1 : num, naming_of(proc, num));
     }
     names_free(names, n);
     if (rc == 0 && procs > 1) {
@@ -181,8 +200,7 @@ static int list_level(const char *dir, int ranks, dumptree_list *out)
                        sb_str(&sb), procs > 3 ? ", ..." : "");
         sb_free(&sb);
     } else if (rc == 0 && procs && out->n > 1) {
-        rc = err_input(dir, "holds both rank directories and a proc{PID} directory: the dumps of two different "
-                            "runs? Expected rank, rank0, rank1, ... or exactly one proc{PID}.");
+        rc = err_input(dir, RANKS_AND_PROC);
     }
     if (rc) {
         dumptree_list_free(out);
@@ -202,16 +220,7 @@ static long loose_rank(const char *name)
 {
     if (strncmp(name, "rank", 4) != 0)
         return -2;
-    const char *d = name + 4;
-    if (!*d)
-        return -1;
-    long v = 0;
-    for (; *d; d++) {
-        if (*d < '0' || *d > '9' || v > 100000000)
-            return -2;
-        v = v * 10 + (*d - '0');
-    }
-    return v;
+    return name[4] ? digits_value(name + 4) : -1;
 }
 
 int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped)
@@ -227,16 +236,14 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
     for (long i = 0; i < n; i++) {
         long num = loose_rank(names[i]);
         int proc = num < -1 && is_proc(names[i]);
-        char *full = path_join(step_dir, names[i]);
-        int is_dir = path_kind(full) == PATH_DIR;
-        free(full);
+        int is_dir = is_subdir(step_dir, names[i]);
         if ((num < -1 && !proc) || !is_dir) {
             if (skipped)
                 add(skipped, step_dir, names[i], -1, DUMPTREE_NUMBERED);
             continue;
         }
         procs += proc;
-        add(out, step_dir, names[i], proc ? -1 : num, proc ? DUMPTREE_PROC : num < 0 ? DUMPTREE_BARE : DUMPTREE_NUMBERED);
+        add(out, step_dir, names[i], proc ? -1 : num, naming_of(proc, num));
     }
     names_free(names, n);
     int rc = 0;
@@ -244,8 +251,7 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
         rc = err_input(step_dir, "holds %zu proc{PID} directories: the dumps of several runs? Expected exactly one.",
                        procs);
     else if (procs && out->n > 1)
-        rc = err_input(step_dir, "holds both rank directories and a proc{PID} directory: the dumps of two different "
-                                 "runs? Expected rank, rank0, rank1, ... or exactly one proc{PID}.");
+        rc = err_input(step_dir, RANKS_AND_PROC);
     if (rc == 0 && out->n)
         qsort(out->v, out->n, sizeof *out->v, by_number);
     /* "rank" is rank 0 too; sorted, a repeated rank is next to its twin */
@@ -263,20 +269,15 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
     return rc;
 }
 
-/* [+-]?digits after the prefix: the number; -2 when there is none. */
+/* [+-]?digits after the prefix: 0 and *v, or -1 when there are none. */
 static int scan_number(const char *s, long *v)
 {
     int neg = *s == '-';
     if (*s == '-' || *s == '+')
         s++;
-    if (!*s)
+    long x = *s ? digits_value(s) : -2;
+    if (x < 0)
         return -1;
-    long x = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || x > 100000000)
-            return -1;
-        x = x * 10 + (*s - '0');
-    }
     *v = neg ? -x : x;
     return 0;
 }
@@ -308,9 +309,7 @@ int dumptree_scan(const char *dir, int ranks, dumptree_list *out, char ***skippe
         int proc = ranks && !strncmp(nm, "proc", 4);
         if (strncmp(nm, ranks ? "rank" : "step", 4) != 0 && !proc)
             continue;
-        char *full = path_join(dir, nm);
-        int is_dir = path_kind(full) == PATH_DIR;
-        free(full);
+        int is_dir = is_subdir(dir, nm);
         long num = -1;
         int bare = ranks && !strcmp(nm, "rank");
         if (!is_dir || (!bare && scan_number(nm + 4, &num) != 0)) {
