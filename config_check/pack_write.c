@@ -342,7 +342,7 @@ static int write_pack(const char *path, const strbuf *env, const strbuf *pip, co
     char *tmp = out_tmp_create(path);
     if (!tmp)
         return -1;
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = out_tmp_fopen(tmp);
     if (!f) {
         out_tmp_discard(tmp);
         return err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));

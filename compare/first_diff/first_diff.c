@@ -357,7 +357,7 @@ int write_first_diff(compare_ctx *c, char **path, compare_result *res)
         free(bs);
         return -1;
     }
-    w.fp = fopen(tmp, "wb");
+    w.fp = out_tmp_fopen(tmp);
     if (!w.fp) {
         out_tmp_discard(tmp);
         strmap_free(&last);

@@ -17,6 +17,7 @@
 #include "base/radix.h"
 #include "base/strmap.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +214,38 @@ static int same_key(const compare_ctx *c, int npu_a, size_t a, int npu_b, size_t
     return (ka == kb || !strcmp(ka, kb)) && (sa == sb || !strcmp(sa, sb));
 }
 
+/* The links made by hash, checked against the texts: each link compares two
+ * rows' names (a cache miss or two each), so the rows are checked in chunks
+ * on all threads. */
+#define CHECK_CHUNK 65536
+
+typedef struct {
+    const compare_ctx *c;
+    const size_t *nfirst, *bhead, *bnext;
+    size_t nchunks;          /* target chunks; bench chunks follow */
+    atomic_int collision;
+} link_check;
+
+static void check_chunk(void *arg, size_t k)
+{
+    link_check *lc = arg;
+    const compare_ctx *c = lc->c;
+    const size_t none = (size_t)-1;
+    int npu = k < lc->nchunks;
+    size_t n = npu ? c->npu.nrows : c->bench.nrows;
+    size_t from = (npu ? k : k - lc->nchunks) * CHECK_CHUNK, to = from + CHECK_CHUNK < n ? from + CHECK_CHUNK : n;
+    int collision = 0;
+    for (size_t r = from; r < to && !collision; r++) {
+        if (npu)
+            collision = lc->nfirst[r] == r ? lc->bhead[r] != none && !same_key(c, 1, r, 0, lc->bhead[r])
+                                           : !same_key(c, 1, lc->nfirst[r], 1, r);
+        else
+            collision = lc->bnext[r] != none && !same_key(c, 0, r, 0, lc->bnext[r]);
+    }
+    if (collision)
+        atomic_store(&lc->collision, 1);
+}
+
 /* The join by hash: rows of one hash are taken for rows of one key, and the
  * links made are then checked against the texts in row order (where both
  * sides are mostly in step, so the reads are sequential). Returns 1 when a
@@ -249,12 +282,12 @@ static int match_sorted(compare_ctx *c)
     }
     free(nk);
     free(bk);
-    int collision = 0;
-    for (size_t r = 0; r < N->nrows && !collision; r++)
-        collision = nfirst[r] == r ? bhead[r] != none && !same_key(c, 1, r, 0, bhead[r])
-                                   : !same_key(c, 1, nfirst[r], 1, r);
-    for (size_t r = 0; r < B->nrows && !collision; r++)
-        collision = bnext[r] != none && !same_key(c, 0, r, 0, bnext[r]);
+    link_check lc = {.c = c, .nfirst = nfirst, .bhead = bhead, .bnext = bnext};
+    atomic_init(&lc.collision, 0);
+    size_t nchunks = (N->nrows + CHECK_CHUNK - 1) / CHECK_CHUNK, bchunks = (B->nrows + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    lc.nchunks = nchunks;
+    pool_for(nchunks + bchunks, threads, check_chunk, &lc);
+    int collision = atomic_load(&lc.collision);
     if (!collision) {
         pair_sink s = {.c = c, .check_dtype = 1, .cap = N->nrows};
         c->pairs = xmalloc_array(s.cap ? s.cap : 1, sizeof *c->pairs);

@@ -419,6 +419,8 @@ char *out_tmp_create(const char *final_path)
     return tmp;
 }
 
+FILE *out_tmp_fopen(const char *tmp_path) { return fopen(tmp_path, "r+b"); }
+
 int out_tmp_commit(char *tmp_path, const char *final_path)
 {
     pthread_mutex_lock(&pending_lock);
@@ -460,7 +462,7 @@ char *out_tmp_write(const char *final_path, const void *const *parts, const size
     char *tmp = out_tmp_create(final_path);
     if (!tmp)
         return NULL;
-    FILE *fp = fopen(tmp, "wb");
+    FILE *fp = out_tmp_fopen(tmp);
     int ok = fp != NULL;
     for (int i = 0; i < n && ok; i++)
         ok = lens[i] == 0 || fwrite(parts[i], 1, lens[i], fp) == lens[i];

@@ -549,6 +549,14 @@ static int parse_value(jparser *jp, arena *a, jval *out)
 
 int jp_value(jparser *jp, arena *a, jval *out) { return parse_value(jp, a, out); }
 
+int jp_scalar(jparser *jp, arena *a, jval *out)
+{
+    skip_ws(jp);
+    if (jp->p < jp->end && (*jp->p == '[' || *jp->p == '{'))
+        return 1;
+    return parse_value(jp, a, out) == 0 ? 0 : -1;
+}
+
 int jp_object_begin(jparser *jp)
 {
     skip_ws(jp);
@@ -556,6 +564,7 @@ int jp_object_begin(jparser *jp)
         return fail(jp, "expected an object");
     jp->p++;
     jp->depth++;
+    jp->fresh = 1;
     return 0;
 }
 
@@ -564,11 +573,8 @@ int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen)
     skip_ws(jp);
     if (jp->p >= jp->end)
         return fail(jp, "expected ',' or '}'");
-    /* Before the first member the previous char (ignoring spaces) is '{'. */
-    const char *q = jp->p;
-    while (q > jp->start && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r' || q[-1] == '\t'))
-        q--;
-    int first = q > jp->start && q[-1] == '{';
+    int first = jp->fresh;
+    jp->fresh = 0;
     if (*jp->p == '}') {
         jp->p++;
         jp->depth--;
@@ -583,6 +589,38 @@ int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen)
     if (parse_key(jp, a, key, &n) != 0)
         return -1;
     *keylen = n;
+    return 1;
+}
+
+int jp_array_begin(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end || *jp->p != '[')
+        return fail(jp, "expected an array");
+    if (++jp->depth > JSON_MAX_DEPTH)
+        return fail(jp, JSON_DEPTH_MESSAGE);
+    jp->p++;
+    jp->fresh = 1;
+    return 0;
+}
+
+int jp_array_next(jparser *jp)
+{
+    skip_ws(jp);
+    if (jp->p >= jp->end)
+        return fail(jp, "expected ',' or ']'");
+    int first = jp->fresh;
+    jp->fresh = 0;
+    if (*jp->p == ']') {
+        jp->p++;
+        jp->depth--;
+        return 0;
+    }
+    if (!first) {
+        if (*jp->p != ',')
+            return fail(jp, "expected ',' or ']'");
+        jp->p++;
+    }
     return 1;
 }
 

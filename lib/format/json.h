@@ -34,6 +34,10 @@ typedef struct {
     const char *path;
     const char *start, *p, *end;
     int depth;
+    /* an object or array was just opened: its first member or item comes
+     * without a ',' (set by jp_object_begin/jp_array_begin, cleared by
+     * jp_object_next/jp_array_next) */
+    int fresh;
     /* scratch stack for children while an array/object is being parsed */
     jval *vstack;
     size_t vtop, vcap;
@@ -46,12 +50,21 @@ void jp_free(jparser *jp);
 
 /* Parse one complete value; strings/containers are allocated in `a`. */
 int jp_value(jparser *jp, arena *a, jval *out);
+/* The same for a scalar: 0 with it in *out, 1 when an array or object comes
+ * (nothing consumed), -1 on malformed input (error recorded). */
+int jp_scalar(jparser *jp, arena *a, jval *out);
 /* Member-wise walk of an object: jp_object_begin() consumes '{';
  * jp_object_next() returns 1 with the key (escapes resolved into `a`) and the
  * ':' consumed, so the caller must then call jp_value (or jp_skip); 0 after
  * the closing '}'; -1 on error. */
 int jp_object_begin(jparser *jp);
 int jp_object_next(jparser *jp, arena *a, const char **key, size_t *keylen);
+/* Item-wise walk of an array: jp_array_begin() consumes '['; jp_array_next()
+ * returns 1 when an item follows (the caller must then read it: jp_value,
+ * jp_skip or a walk of its own), 0 after consuming the closing ']', -1 on
+ * malformed input (error recorded). */
+int jp_array_begin(jparser *jp);
+int jp_array_next(jparser *jp);
 /* Validate and skip one value without building it. */
 int jp_skip(jparser *jp);
 /* Skim one value of the plain shape most of a dump is made of -- strings of

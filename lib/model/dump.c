@@ -1,5 +1,6 @@
 #include "model/dump.h"
 #include "model/dump_leaf.h"
+#include "model/dump_stream.h"
 #include "model/dump_walk.h"
 #include "base/files.h"
 #include "base/err.h"
@@ -268,19 +269,35 @@ typedef struct {
     size_t cap;
 } entry_names;
 
-static int add_entry(flattener *f, entry_names *en, const char *key, size_t keylen, const jval *value)
+/* One entry of `data`: its value is at jp (mem holds its escaped strings).
+ * The common shape is read straight from the text into rows
+ * (dump_stream_entry); anything else is parsed into a tree and walked. */
+static int add_entry(flattener *f, entry_names *en, const char *key, size_t keylen, jparser *jp, arena *mem)
 {
     dump_data *d = f->d;
-    if (py_blacklisted(key, keylen))
-        return err_input(d->path, "api name contains special characters, please check!");
+    int blacklisted = py_blacklisted(key, keylen);
     /* debug.json values are arbitrary items (a saved list, a bare leaf,
      * None); only entries read through input/output keys must be objects. */
     f->in_params_grad = dump_has_component(key, keylen, "parameters_grad");
     int whole = f->in_params_grad || dump_has_component(key, keylen, "debug");
-    if (value->type != J_OBJECT && !whole)
-        return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(keylen > 200 ? 200 : keylen), key);
+    size_t first = d->nrows;
     char *name = arena_strndup(&d->mem, key, keylen);
     f->entry_name = name;
+    sb_reset(&f->prefix);
+    sb_add(&f->prefix, key, keylen);
+    int streamed = !blacklisted && !whole && !f->tree_walk && d->file_type == DUMP_JSON &&
+                   dump_stream_entry(f, jp, mem, keylen);
+    jval value;
+    if (!streamed) {
+        /* a malformed value is reported before a bad name */
+        if (jp_value(jp, mem, &value) != 0)
+            return -1;
+        if (blacklisted)
+            return err_input(d->path, "api name contains special characters, please check!");
+        if (value.type != J_OBJECT && !whole)
+            return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(keylen > 200 ? 200 : keylen),
+                             key);
+    }
     int added = 1;
     size_t *slot = NULL;
     if (en->seen) {
@@ -296,22 +313,21 @@ static int add_entry(flattener *f, entry_names *en, const char *key, size_t keyl
     d->entries[d->nentries].name = name;
     d->nentries++;
 
-    if (d->file_type == DUMP_JSON && value->type == J_OBJECT && check_entry(f, value) != 0)
+    if (!streamed && d->file_type == DUMP_JSON && value.type == J_OBJECT && check_entry(f, &value) != 0)
         return -1;
-    /* per entry, so that a repeated name counts with its last value only */
+    /* per entry, so that a repeated name counts with its last value only;
+     * the streamed shape holds no md5 (dump_stream_entry gives up on one) */
     GROW(f->md5, f->md5_cap, d->nentries);
-    f->md5[index] = (uint8_t)(d->file_type == DUMP_JSON ? value->type == J_OBJECT && entry_has_md5(value)
-                                                         : debug_has_md5(value, 0));
+    f->md5[index] = (uint8_t)(streamed ? 0
+                              : d->file_type == DUMP_JSON ? value.type == J_OBJECT && entry_has_md5(&value)
+                                                          : debug_has_md5(&value, 0));
 
-    size_t first = d->nrows;
-    sb_reset(&f->prefix);
-    sb_add(&f->prefix, key, keylen);
     int rc = 0;
-    if (whole) {
-        rc = dump_flatten(f, value, 0);
-    } else {
+    if (!streamed && whole) {
+        rc = dump_flatten(f, &value, 0);
+    } else if (!streamed) {
         for (int i = 0; i < 5 && rc == 0; i++) {
-            const jval *part = json_get(value, io_keys[i]);
+            const jval *part = json_get(&value, io_keys[i]);
             if (!part)
                 continue;
             f->prefix.len = keylen;
@@ -445,10 +461,7 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
             const char *name;
             size_t namelen;
             int m = jp_object_next(jp, &entry_mem, &name, &namelen);
-            jval value;
-            if (m > 0 && jp_value(jp, &entry_mem, &value) != 0)
-                m = -1;
-            if (m > 0 && add_entry(r->f, &r->names, name, namelen, &value) != 0)
+            if (m > 0 && add_entry(r->f, &r->names, name, namelen, jp, &entry_mem) != 0)
                 m = -1;
             arena_reset(&entry_mem);
             size_t parsed = (size_t)(jp->p - jp->start);
@@ -513,7 +526,11 @@ static int load_pass(const char *path, unsigned flags, progress_job *pj, dump_da
      * scan included); names and texts are copied out of it. */
     file_guard guard;
     file_guard_begin(&guard, &map);
-    flattener f = {.d = d, .first_diff = (flags & DUMP_FIRST_DIFF) != 0, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT};
+    flattener f = {.d = d,
+                   .first_diff = (flags & DUMP_FIRST_DIFF) != 0,
+                   .tree_walk = (flags & DUMP_TREE_WALK) != 0,
+                   .prefix = STRBUF_INIT,
+                   .tmp = STRBUF_INIT};
     jparser jp;
     jp_init(&jp, path, map.data, map.size);
     arena scratch;

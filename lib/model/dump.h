@@ -30,7 +30,9 @@ void dump_free(dump_data *d);
  *     named after its position, with its tensor's fields and its op and peer;
  *   - a missing statistic is the text "None"; a bool statistic of a tensor the
  *     text "True"/"False". */
-enum { DUMP_FIRST_DIFF = 1 };
+/* DUMP_TREE_WALK: every entry parsed into a tree and walked, none read
+ * straight from the text (the tests hold the two ways to the same rows). */
+enum { DUMP_FIRST_DIFF = 1, DUMP_TREE_WALK = 2 };
 int dump_load_ex(const char *path, unsigned flags, dump_data *d);
 /* The same, reporting to `pj` (may be NULL) the bytes of the file parsed;
  * the file's size is added to the current phase's total. */

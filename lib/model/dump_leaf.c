@@ -15,14 +15,17 @@
 
 int dump_has_component(const char *s, size_t n, const char *comp)
 {
+    /* memmem finds candidates fast (most names hold none); a candidate
+     * counts when dots or the ends bound it */
     size_t cl = strlen(comp);
-    size_t start = 0;
-    for (size_t i = 0; i <= n; i++) {
-        if (i == n || s[i] == '.') {
-            if (i - start == cl && memcmp(s + start, comp, cl) == 0)
-                return 1;
-            start = i + 1;
-        }
+    const char *p = s, *end = s + n;
+    while ((size_t)(end - p) >= cl) {
+        const char *hit = memmem(p, (size_t)(end - p), comp, cl);
+        if (!hit)
+            return 0;
+        if ((hit == s || hit[-1] == '.') && (hit + cl == end || hit[cl] == '.'))
+            return 1;
+        p = hit + 1;
     }
     return 0;
 }
@@ -67,12 +70,12 @@ static const char *intern_sb(flattener *f, strbuf *sb)
  * (whose pandas value is itself). */
 static int packable(const pyval *v)
 {
-    if (v->kind != PV_NONE && v->kind != PV_BOOL && v->kind != PV_FLOAT)
+    /* what dump_stat() gives back for a packed kind and number */
+    if ((v->kind != PV_NONE && v->kind != PV_BOOL && v->kind != PV_FLOAT) || v->wide_int || v->len || v->text)
         return 0;
-    dump_row r = {.stat_kind = {v->kind}, .stat_num = {v->num}};
-    pyval u = dump_stat(&r, 0);
-    return u.wide_int == v->wide_int && u.pd_ok == v->pd_ok && u.len == v->len && u.text == v->text &&
-           !memcmp(&u.num, &v->num, sizeof u.num) && !memcmp(&u.pd_num, &v->pd_num, sizeof u.pd_num);
+    int is_float = v->kind == PV_FLOAT;
+    double pd = is_float ? v->num : 0.0;
+    return v->pd_ok == is_float && !memcmp(&v->pd_num, &pd, sizeof pd);
 }
 
 void dump_set_stats(dump_row *r, const pyval st[4], arena *mem)
@@ -235,7 +238,7 @@ static int slice_shape(flattener *f, const jval *value, strbuf *out)
     return 0;
 }
 
-static dump_row *new_row(dump_data *d)
+dump_row *dump_new_row(dump_data *d)
 {
     GROW(d->rows, d->rows_cap, d->nrows + 1);
     dump_row *r = &d->rows[d->nrows++];
@@ -244,7 +247,7 @@ static dump_row *new_row(dump_data *d)
     return r;
 }
 
-static void add_index(strbuf *sb, uint32_t i)
+void dump_add_index(strbuf *sb, uint32_t i)
 {
     char buf[12];
     int n = 0;
@@ -283,9 +286,9 @@ static void first_diff_stats(flattener *f, pyval *st, int from_leaf_keys)
 }
 
 /* A null item: a row with every field None (msprobe's default_item). */
-static void null_row(flattener *f)
+void dump_null_row(flattener *f)
 {
-    dump_row *r = new_row(f->d);
+    dump_row *r = dump_new_row(f->d);
     if (f->on_row)
         f->on_row(f->on_row_ctx, NULL);
     r->name = mem_sb(f->d, &f->prefix);
@@ -314,10 +317,6 @@ static int names_a_rank(const strbuf *prefix)
 /* msprobe's gen_op_item(): one leaf dict (it has a string "type"). */
 /* The members of a leaf that compare reads, found in one pass (a later
  * duplicate key wins, as in a Python dict). */
-typedef struct {
-    const jval *data_name, *stat[4], *dtype, *shape, *value, *type, *md5, *group_ranks, *requires_grad;
-} leaf_fields;
-
 static void leaf_scan(const jval *leaf, leaf_fields *lf)
 {
     memset(lf, 0, sizeof *lf);
@@ -368,12 +367,18 @@ static void leaf_scan(const jval *leaf, leaf_fields *lf)
 
 static int leaf_row(flattener *f, const jval *leaf)
 {
-    dump_data *d = f->d;
-    dump_row *r = new_row(d);
+    dump_row *r = dump_new_row(f->d);
     if (f->on_row)
         f->on_row(f->on_row_ctx, leaf);
     leaf_fields lf;
     leaf_scan(leaf, &lf);
+    return dump_leaf_fields_row(f, r, &lf);
+}
+
+int dump_leaf_fields_row(flattener *f, dump_row *r, const leaf_fields *leaf)
+{
+    dump_data *d = f->d;
+    const leaf_fields lf = *leaf;
     const jval *dn = lf.data_name;
     if (json_truthy(dn)) {
         if (dn->type != J_STRING)
@@ -480,6 +485,10 @@ static int leaf_row(flattener *f, const jval *leaf)
         sb_adds(&f->tmp, md5_text);
     } else if (json_truthy(md5)) {
         py_str_json(&f->tmp, md5);
+    } else if (!value) {
+        /* a tensor: the CRC-32 of the empty text, on most rows */
+        r->md5 = "00000000";
+        return 0;
     } else {
         /* msprobe: CRC-32 of str(value) (empty text when there is no value). */
         strbuf text = STRBUF_INIT;
@@ -522,7 +531,7 @@ static int p2p_row(flattener *f, const jval *v)
         if (leaf_row(f, tensor) != 0)
             return -1;
     } else {
-        null_row(f);
+        dump_null_row(f);
     }
     GROW(d->p2p, d->p2p_cap, d->np2p + 1);
     dump_p2p *p = &d->p2p[d->np2p++];
@@ -538,7 +547,7 @@ int dump_flatten(flattener *f, const jval *v, int depth)
     if (depth > FLATTEN_MAX_DEPTH)
         return err_input(f->d->path, "parse of api/module of %s exceeds the recursion limit.", sb_str(&f->prefix));
     if (v->type == J_NULL) {
-        null_row(f);
+        dump_null_row(f);
         return 0;
     }
     if (!json_truthy(v))
@@ -547,7 +556,7 @@ int dump_flatten(flattener *f, const jval *v, int depth)
     if (v->type == J_ARRAY) {
         for (uint32_t i = 0; i < v->len; i++) {
             if (!f->in_params_grad)
-                add_index(&f->prefix, i);
+                dump_add_index(&f->prefix, i);
             int rc = dump_flatten(f, &v->u.items[i], depth + 1);
             f->prefix.len = keep;
             f->prefix.buf[keep] = 0;

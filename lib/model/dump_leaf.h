@@ -12,6 +12,7 @@
 typedef struct {
     dump_data *d;
     int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows */
+    int tree_walk;            /* DUMP_TREE_WALK: no entry read straight from the text */
     int dups;                 /* a name of `data` was repeated */
     int in_params_grad;       /* "parameters_grad" is a component of the prefix */
     uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
@@ -27,6 +28,21 @@ typedef struct {
     const char *recent[64];
     uint32_t recent_len[64];
 } flattener;
+
+/* The members of a leaf object that make its row (NULL: absent). */
+typedef struct {
+    const jval *data_name, *stat[4], *dtype, *shape, *value, *type, *md5, *group_ranks, *requires_grad;
+} leaf_fields;
+
+/* A new row at the end of d->rows, zeroed, of the current entry. */
+dump_row *dump_new_row(dump_data *d);
+/* A null item's row (msprobe's default_item), named f->prefix. */
+void dump_null_row(flattener *f);
+/* Appends "." and the index i to a row name. */
+void dump_add_index(strbuf *sb, uint32_t i);
+/* Fills row r (just made by dump_new_row) from a leaf's members: msprobe's
+ * gen_op_item(). -1: an error recorded (the leaf cannot make a row). */
+int dump_leaf_fields_row(flattener *f, dump_row *r, const leaf_fields *lf);
 
 /* `comp` is one of the dot-separated components of s[0..n). */
 int dump_has_component(const char *s, size_t n, const char *comp);

@@ -282,7 +282,7 @@ table_writer *table_open_opts(const char *path, int format, const char *sheet, c
         return NULL;
     }
     if (format == TABLE_CSV) {
-        t->fp = fopen(t->tmp, "wb");
+        t->fp = out_tmp_fopen(t->tmp);
         if (!t->fp) {
             err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
             table_abort(t);
