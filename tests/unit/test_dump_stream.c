@@ -302,10 +302,8 @@ static void same_load(const char *path, int *streamed_ok, int *refused)
     } else {
         (*refused)++;
     }
-    if (rs == 0)
-        dump_free(&s);
-    if (rt == 0)
-        dump_free(&t);
+    dump_free(&s);
+    dump_free(&t);
 }
 
 /* Random dumps: the common shape only, then with the odd cases mixed in. */
