@@ -64,4 +64,30 @@ static inline size_t utf8_invalid_at(const char *s, size_t n)
     return n;
 }
 
+/* Code point cp (below 0x110000) written as UTF-8 at d (room for 4 bytes);
+ * returns the bytes written. */
+static inline size_t utf8_put(char *d, uint32_t cp)
+{
+    if (cp < 0x80) {
+        d[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | cp >> 6);
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | cp >> 12);
+        d[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | cp >> 18);
+    d[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    d[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 #endif

@@ -106,11 +106,22 @@ static int parse_number(jparser *jp, jval *out)
         jp->p = p;
         return fail(jp, "invalid number");
     }
+    /* The digits are gathered as they are scanned: a number of at most 19
+     * significant digits whose value one IEEE operation gives exactly
+     * (decimal_exact) -- nearly every statistic in a dump -- is not
+     * scanned a second time by parse_double. */
+    uint64_t w = 0;
+    int nd = 0, many = 0;
+    long frac = 0, ex = 0;
     if (*p == '0') {
         p++;
     } else {
-        while (p < e && is_digit(*p))
-            p++;
+        for (; p < e && is_digit(*p); p++) {
+            if (nd < 19)
+                w = w * 10 + (uint64_t)(*p - '0'), nd++;
+            else
+                many = 1;
+        }
     }
     int is_int = 1;
     if (p < e && *p == '.') {
@@ -119,32 +130,44 @@ static int parse_number(jparser *jp, jval *out)
             jp->p = p;
             return fail(jp, "invalid number (digit expected after '.')");
         }
-        while (p < e && is_digit(*p))
-            p++;
+        for (; p < e && is_digit(*p); p++) {
+            if (w == 0 && *p == '0')
+                frac++;          /* a zero before the first significant digit */
+            else if (nd < 19)
+                w = w * 10 + (uint64_t)(*p - '0'), nd++, frac++;
+            else
+                many = 1;
+        }
         is_int = 0;
     }
     if (p < e && (*p == 'e' || *p == 'E')) {
         p++;
+        int eneg = 0;
         if (p < e && (*p == '+' || *p == '-'))
-            p++;
+            eneg = *p++ == '-';
         if (p >= e || !is_digit(*p)) {
             jp->p = p;
             return fail(jp, "invalid number (digit expected in exponent)");
         }
-        while (p < e && is_digit(*p))
-            p++;
+        for (; p < e && is_digit(*p); p++)
+            if (ex < 100000)
+                ex = ex * 10 + (*p - '0');
+        many |= ex >= 100000;    /* saturated: parse_double says what it is */
+        ex = eneg ? -ex : ex;
         is_int = 0;
     }
     jp->p = p;
     out->is_int = (uint8_t)is_int;
+    int neg = *s == '-';
+    double v;
     /* A short integer (shapes' dimensions) is exact in a double. Numbers
-     * are not memoised: the memo cost more than parse_double's fast path. */
-    const char *digits = s + (*s == '-');
-    if (is_int && p - digits <= 15) {
-        uint64_t w = 0;
-        for (const char *q = digits; q < p; q++)
-            w = w * 10 + (uint64_t)(*q - '0');
-        out->u.num = *s == '-' ? -(double)w : (double)w;
+     * are not memoised: the memo cost more than this. */
+    if (is_int && nd <= 15) {
+        out->u.num = neg ? -(double)w : (double)w;
+    } else if (!many && w == 0) {
+        out->u.num = neg ? -0.0 : 0.0;
+    } else if (!many && decimal_exact(w, ex - frac, &v)) {
+        out->u.num = neg ? -v : v;
     } else {
         out->u.num = parse_double(s, (size_t)(p - s));
     }
@@ -171,30 +194,6 @@ static int hex4(const char *p, unsigned *out)
     }
     *out = v;
     return 0;
-}
-
-static size_t put_utf8(char *d, unsigned cp)
-{
-    if (cp < 0x80) {
-        d[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        d[0] = (char)(0xC0 | (cp >> 6));
-        d[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        d[0] = (char)(0xE0 | (cp >> 12));
-        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        d[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    d[0] = (char)(0xF0 | (cp >> 18));
-    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    d[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 /* The bytes of a word that are '"', '\\' or a control character, as their
@@ -324,7 +323,7 @@ static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
                 jp->p = q - 6;
                 return fail(jp, "\\u0000 (a NUL character) in a string");
             }
-            o += put_utf8(o, cp);
+            o += utf8_put(o, cp);
             break;
         }
         default:

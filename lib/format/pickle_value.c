@@ -3,6 +3,7 @@
  * format/pickle_value.h. The opcode interpreter is format/pickle.c. */
 #include "format/pickle_value.h"
 #include "base/err.h"
+#include "base/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,30 +75,6 @@ int pk_parse_int_text(const pk_reader *r, const char *s, size_t len, int64_t *ou
     return 0;
 }
 
-static size_t put_utf8(char *o, uint32_t cp)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xc0 | cp >> 6);
-        o[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xe0 | cp >> 12);
-        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        o[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    o[0] = (char)(0xf0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-    o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-    o[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
 static int hex_digits(const char *s, size_t n, uint32_t *out)
 {
     uint32_t v = 0;
@@ -134,7 +111,7 @@ pk_value *pk_raw_unicode(const pk_reader *r, const char *s, size_t len)
             }
             i += 1 + digits;
         }
-        n += put_utf8(o + n, cp);
+        n += utf8_put(o + n, cp);
     }
     return pk_make_str(r->a, PK_STR, o, n);
 }

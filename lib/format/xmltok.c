@@ -187,19 +187,9 @@ static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n'
 
 static void put_utf8(strbuf *sb, unsigned cp)
 {
-    char b[4];
-    size_t n;
-    if (cp < 0x80) {
-        b[0] = (char)cp, n = 1;
-    } else if (cp < 0x800) {
-        b[0] = (char)(0xC0 | cp >> 6), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
-    } else if (cp < 0x10000) {
-        b[0] = (char)(0xE0 | cp >> 12), b[1] = (char)(0x80 | (cp >> 6 & 0x3F)), b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
-    } else {
-        b[0] = (char)(0xF0 | cp >> 18), b[1] = (char)(0x80 | (cp >> 12 & 0x3F)), b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-        b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
-    }
-    sb_add(sb, b, n);
+    sb_grow(sb, 4);
+    sb->len += utf8_put(sb->buf + sb->len, cp);
+    sb->buf[sb->len] = 0;
 }
 
 /* Bytes that end a plain run of text: '&', ']' (of "]]>") and everything

@@ -41,5 +41,10 @@ int fmt_shortest(double x, uint64_t *digits, int *exp10);
  * NUL-terminated.  Returns exactly what strtod() returns for that text:
  * correctly rounded, +-inf on overflow, +-0 or a denormal on underflow. */
 double parse_double(const char *s, size_t n);
+/* w * 10^q into *out when one IEEE operation gives it correctly rounded
+ * (w <= 2^53, |q| <= 22: both factors exact); 0 when not. For parsers that
+ * already hold a number's digits as an integer (parse_double's own fast
+ * path). */
+int decimal_exact(uint64_t w, long q, double *out);
 
 #endif

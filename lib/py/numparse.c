@@ -218,8 +218,7 @@ static const double EXACT_POW10[] = {
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-/* w * 10^q correctly rounded (w > 0); 0 when undecidable here. */
-static int decimal_to_double(uint64_t w, long q, double *out)
+int decimal_exact(uint64_t w, long q, double *out)
 {
 #if FLT_EVAL_METHOD == 0
     /* both factors exact, so one IEEE operation rounds correctly */
@@ -228,7 +227,17 @@ static int decimal_to_double(uint64_t w, long q, double *out)
         *out = q < 0 ? v / EXACT_POW10[-q] : v * EXACT_POW10[q];
         return 1;
     }
+#else
+    (void)w, (void)q, (void)out;
 #endif
+    return 0;
+}
+
+/* w * 10^q correctly rounded (w > 0); 0 when undecidable here. */
+static int decimal_to_double(uint64_t w, long q, double *out)
+{
+    if (decimal_exact(w, q, out))
+        return 1;
     /* w < 2^64 < 10^20: below 10^-324, far under half the least denormal */
     if (q < -343) {
         *out = 0.0;
