@@ -4,17 +4,13 @@
 #include "py/numfmt.h"
 #include "base/strmap.h"
 #include "base/utf8.h"
+#include "format/json_scan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Python's json module recurses once per nesting level; real dumps nest a
- * handful of levels, so this only guards our stack against hostile input.
- * (The text of its message below says the number too.) */
-#define JSON_MAX_DEPTH 512
-#define JSON_DEPTH_MESSAGE "nesting too deep (more than 512 levels)"
-_Static_assert(JSON_MAX_DEPTH == 512, "JSON_DEPTH_MESSAGE states the limit");
+
 
 void jp_init(jparser *jp, const char *path, const void *buf, size_t len)
 {
@@ -49,26 +45,13 @@ static int fail(jparser *jp, const char *what)
     return err_input(jp->path, "malformed JSON: %s at line %zu, column %zu", what, line, col);
 }
 
-/* Python writes dumps with indent=1: a newline and a run of spaces before
- * almost every value, so runs of spaces are skipped eight at a time. */
-static inline void skip_ws(jparser *jp)
+static inline void skip_ws(jparser *jp) { jp->p = json_skip_ws(jp->p, jp->end); }
+
+static int literal(jparser *jp, const char *word)
 {
-    const char *p = jp->p, *e = jp->end;
-    while (p < e) {
-        char c = *p;
-        if (c == ' ' && e - p >= 8 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
-            /* up to the first byte that is not a space (p[0] is one) */
-            uint64_t v;
-            memcpy(&v, p, 8);
-            v ^= 0x2020202020202020ULL;
-            p += v ? __builtin_ctzll(v) / 8 : 8;
-        } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
-            p++;
-        } else {
-            break;
-        }
-    }
-    jp->p = p;
+    size_t n = json_literal(jp->p, jp->end, word);
+    jp->p += n;
+    return n != 0;
 }
 
 int jp_peek(jparser *jp)
@@ -76,17 +59,6 @@ int jp_peek(jparser *jp)
     skip_ws(jp);
     return jp->p < jp->end ? (unsigned char)*jp->p : -1;
 }
-
-static int literal(jparser *jp, const char *word)
-{
-    size_t n = strlen(word);
-    if ((size_t)(jp->end - jp->p) < n || memcmp(jp->p, word, n) != 0)
-        return 0;
-    jp->p += n;
-    return 1;
-}
-
-static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static int parse_number(jparser *jp, jval *out)
 {
@@ -102,7 +74,7 @@ static int parse_number(jparser *jp, jval *out)
         out->u.num = s[0] == '-' ? -INFINITY : INFINITY;
         goto done;
     }
-    if (p >= e || !is_digit(*p)) {
+    if (p >= e || !json_is_digit(*p)) {
         jp->p = p;
         return fail(jp, "invalid number");
     }
@@ -116,7 +88,7 @@ static int parse_number(jparser *jp, jval *out)
     if (*p == '0') {
         p++;
     } else {
-        for (; p < e && is_digit(*p); p++) {
+        for (; p < e && json_is_digit(*p); p++) {
             if (nd < 19)
                 w = w * 10 + (uint64_t)(*p - '0'), nd++;
             else
@@ -126,11 +98,11 @@ static int parse_number(jparser *jp, jval *out)
     int is_int = 1;
     if (p < e && *p == '.') {
         p++;
-        if (p >= e || !is_digit(*p)) {
+        if (p >= e || !json_is_digit(*p)) {
             jp->p = p;
             return fail(jp, "invalid number (digit expected after '.')");
         }
-        for (; p < e && is_digit(*p); p++) {
+        for (; p < e && json_is_digit(*p); p++) {
             if (w == 0 && *p == '0')
                 frac++;          /* a zero before the first significant digit */
             else if (nd < 19)
@@ -145,11 +117,11 @@ static int parse_number(jparser *jp, jval *out)
         int eneg = 0;
         if (p < e && (*p == '+' || *p == '-'))
             eneg = *p++ == '-';
-        if (p >= e || !is_digit(*p)) {
+        if (p >= e || !json_is_digit(*p)) {
             jp->p = p;
             return fail(jp, "invalid number (digit expected in exponent)");
         }
-        for (; p < e && is_digit(*p); p++)
+        for (; p < e && json_is_digit(*p); p++)
             if (ex < 100000)
                 ex = ex * 10 + (*p - '0');
         many |= ex >= 100000;    /* saturated: parse_double says what it is */
@@ -196,38 +168,6 @@ static int hex4(const char *p, unsigned *out)
     return 0;
 }
 
-/* The bytes of a word that are '"', '\\' or a control character, as their
- * high bits. Borrows can only mark bytes after a true one, so the lowest
- * marked byte is always real: strings are scanned eight bytes at a time. */
-static inline uint64_t special_bytes(uint64_t v)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
-    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v)) & highs;
-}
-
-/* p past plain ASCII, eight bytes at a time: at the first quote, backslash,
- * control character or non-ASCII byte of the word holding one, or fewer
- * than eight bytes before e (the caller goes on byte by byte). On a
- * big-endian host it stops at the word's start. Inlined: the parser's
- * hottest loop (parse_string, skim_string). */
-static inline __attribute__((always_inline)) const char *skip_plain(const char *p, const char *e)
-{
-    const uint64_t highs = 0x8080808080808080ULL;
-    while (e - p >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        uint64_t m = special_bytes(v) | (v & highs);
-        if (m) {
-            if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-                p += __builtin_ctzll(m) / 8;
-            break;
-        }
-        p += 8;
-    }
-    return p;
-}
-
 /* Parse a string at jp->p (which is at the opening quote). Strings without
  * escapes are returned as a view into the buffer. */
 static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
@@ -235,7 +175,7 @@ static int parse_string(jparser *jp, arena *a, const char **str, uint32_t *len)
     const char *s = ++jp->p, *p = s, *e = jp->end;
     int escaped = 0;
     for (;;) {
-        p = skip_plain(p, e);
+        p = json_skip_plain(p, e);
         if (p >= e)
             break;
         unsigned char c = (unsigned char)*p;
@@ -540,7 +480,7 @@ static int parse_value(jparser *jp, arena *a, jval *out)
         return 0;
     }
     default:
-        if (*jp->p == '-' || *jp->p == 'I' || is_digit(*jp->p))
+        if (*jp->p == '-' || *jp->p == 'I' || json_is_digit(*jp->p))
             return parse_number(jp, out);
         return fail(jp, "unexpected character");
     }
@@ -632,180 +572,6 @@ int jp_skip(jparser *jp)
     int rc = parse_value(jp, &tmp, &v);
     arena_free(&tmp);
     return rc;
-}
-
-/* ---- skimming ------------------------------------------------------------ */
-
-/* A plain string at p (the opening quote): printable ASCII up to the
- * closing quote, whose position is returned; NULL for anything else. */
-static const char *skim_string(const char *p, const char *e, unsigned *seen)
-{
-    const char *s = ++p;
-    for (;;) {
-        p = skip_plain(p, e);
-        if (p >= e)
-            return NULL;
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
-            break;
-        if (c < 0x20 || c == '\\' || c >= 0x80)
-            return NULL;
-        p++;
-    }
-    size_t n = (size_t)(p - s);
-    if (n == 3 || (n == 4 && s[0] == '-')) {
-        const char *w = s + (n == 4);
-        char a = (char)(w[0] | 0x20), b = (char)(w[1] | 0x20), c = (char)(w[2] | 0x20);
-        if ((a == 'n' && b == 'a' && c == 'n' && n == 3) || (a == 'i' && b == 'n' && c == 'f'))
-            *seen |= JSKIM_NONFINITE_TEXT;
-    }
-    return p;
-}
-
-/* A number at p, by parse_number's grammar; the end, or NULL. */
-static const char *skim_number(const char *p, const char *e, unsigned *seen)
-{
-    if (p < e && *p == '-')
-        p++;
-    if (p < e && *p == 'I') {
-        if ((size_t)(e - p) < 8 || memcmp(p, "Infinity", 8) != 0)
-            return NULL;
-        *seen |= JSKIM_NONFINITE;
-        return p + 8;
-    }
-    if (p >= e || !is_digit(*p))
-        return NULL;
-    const char *digits = p;
-    if (*p == '0')
-        p++;
-    else
-        while (p < e && is_digit(*p))
-            p++;
-    if (p < e && *p == '.') {
-        p++;
-        if (p >= e || !is_digit(*p))
-            return NULL;
-        while (p < e && is_digit(*p))
-            p++;
-    }
-    /* 300 digits, or an exponent of three: it may not fit a double */
-    if (p - digits >= 300)
-        *seen |= JSKIM_NONFINITE;
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        p++;
-        if (p < e && (*p == '+' || *p == '-'))
-            p++;
-        if (p >= e || !is_digit(*p))
-            return NULL;
-        const char *x = p;
-        while (p < e && is_digit(*p))
-            p++;
-        if (p - x >= 3)
-            *seen |= JSKIM_NONFINITE;
-    }
-    return p;
-}
-
-enum { SKIM_DEPTH = 64 };
-
-int jp_skim(jparser *jp, unsigned stop)
-{
-    const char *start = jp->p;
-    char stack[SKIM_DEPTH];
-    int depth = 0;
-    unsigned seen = 0;
-    const char *e = jp->end;
-    if (jp->depth + SKIM_DEPTH > JSON_MAX_DEPTH)
-        return 0;
-value:
-    skip_ws(jp);
-    if (jp->p >= e)
-        goto bail;
-    switch (*jp->p) {
-    case '{':
-    case '[':
-        if (depth == SKIM_DEPTH)
-            goto bail;
-        stack[depth++] = *jp->p++;
-        skip_ws(jp);
-        if (jp->p < e && *jp->p == (stack[depth - 1] == '{' ? '}' : ']')) {
-            jp->p++;
-            depth--;
-            goto after;
-        }
-        if (stack[depth - 1] == '[')
-            goto value;
-        goto key;
-    case '"': {
-        const char *q = skim_string(jp->p, e, &seen);
-        if (!q)
-            goto bail;
-        jp->p = q + 1;
-        goto after;
-    }
-    case 't':
-        if (!literal(jp, "true"))
-            goto bail;
-        goto after;
-    case 'f':
-        if (!literal(jp, "false"))
-            goto bail;
-        goto after;
-    case 'n':
-        if (!literal(jp, "null"))
-            goto bail;
-        goto after;
-    case 'N':
-        if (!literal(jp, "NaN"))
-            goto bail;
-        seen |= JSKIM_NONFINITE;
-        goto after;
-    default: {
-        const char *q = skim_number(jp->p, e, &seen);
-        if (!q)
-            goto bail;
-        jp->p = q;
-        goto after;
-    }
-    }
-key:
-    skip_ws(jp);
-    if (jp->p >= e || *jp->p != '"')
-        goto bail;
-    {
-        unsigned ignored = 0;
-        const char *q = skim_string(jp->p, e, &ignored);
-        if (!q)
-            goto bail;
-        jp->p = q + 1;
-    }
-    skip_ws(jp);
-    if (jp->p >= e || *jp->p != ':')
-        goto bail;
-    jp->p++;
-    goto value;
-after:
-    if (seen & stop)
-        goto bail;
-    if (!depth)
-        return 1;
-    skip_ws(jp);
-    if (jp->p >= e)
-        goto bail;
-    if (*jp->p == ',') {
-        jp->p++;
-        if (stack[depth - 1] == '{')
-            goto key;
-        goto value;
-    }
-    if (*jp->p == (stack[depth - 1] == '{' ? '}' : ']')) {
-        jp->p++;
-        depth--;
-        goto after;
-    }
-bail:
-    jp->p = start;
-    return 0;
 }
 
 int jp_end(jparser *jp)
