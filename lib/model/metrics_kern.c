@@ -110,22 +110,6 @@ static inline v2d sel_d(v2l m, v2d a, v2d b) { return (v2d)((m & (v2l)a) | (~m &
 #define KMAXD(a, b) sel_d((a) > (b), (a), (b))
 #endif
 #include "model/metrics_kern_body.h"
-#undef KSFX
-#undef KATTR
-#undef KW
-#undef VF
-#undef VI
-#undef VD
-#undef VL
-#undef VH
-#undef LO_IDX
-#undef HI_IDX
-#undef KMAXF
-#undef KMINF
-#undef KMAXD
-#undef KDLO
-#undef KDHI
-#undef KWIDEN
 
 /* ---- x86-64: AVX2 and AVX-512 --------------------------------------------- */
 
@@ -155,23 +139,6 @@ typedef uint16_t v8h __attribute__((vector_size(16)));
 #define KWIDEN(p) ((v8i)_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #define KF16(p) ((v8f)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #include "model/metrics_kern_body.h"
-#undef KSFX
-#undef KATTR
-#undef KW
-#undef VF
-#undef VI
-#undef VD
-#undef VL
-#undef VH
-#undef LO_IDX
-#undef HI_IDX
-#undef KMAXF
-#undef KMINF
-#undef KMAXD
-#undef KF16
-#undef KDLO
-#undef KDHI
-#undef KWIDEN
 
 typedef float v16f __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));

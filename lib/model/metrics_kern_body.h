@@ -249,3 +249,22 @@ static KATTR __attribute__((unused)) void KN(round_half4)(const float *in, float
 #undef KMAXABSD
 #undef KCOUNT
 #undef KEPS
+/* the instance's parameters (metrics_kern.c defines them before each
+ * inclusion) */
+#undef HI_IDX
+#undef KATTR
+#undef KDHI
+#undef KDLO
+#undef KF16
+#undef KMAXD
+#undef KMAXF
+#undef KMINF
+#undef KSFX
+#undef KW
+#undef KWIDEN
+#undef LO_IDX
+#undef VD
+#undef VF
+#undef VH
+#undef VI
+#undef VL
