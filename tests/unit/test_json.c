@@ -1,6 +1,8 @@
 /* JSON reader: Python's json.loads semantics for what msprobe writes
  * (NaN/Infinity tokens, key order, duplicates, int vs float numbers,
- * escapes), the streaming walk, and clean failures on malformed input.
+ * escapes) and clean failures on malformed input; the member-wise and
+ * item-wise walks are in test_json_walk.c, numbers against strtod in
+ * test_json_numbers.c.
  * Expected values were checked against CPython 3.11's json module.
  *
  * Every document is copied into a buffer of exactly its length, so that
@@ -285,131 +287,6 @@ static void test_containers(void **state)
     assert_true(json_key_is(&d.v.u.members[1], "k0"));
     doc_free(&d);
     free(big);
-}
-
-static void test_streaming_walk(void **state)
-{
-    const char *text = "{\"task\": \"statistics\", \"data\": {\"a\": {\"x\": [1, {\"y\": NaN}]}, \"b\\u0021\": [1, 2],"
-                       " \"c\": {}}, \"z\": null }  \n";
-    char *buf = exact_copy(text, strlen(text));
-    jparser jp;
-    arena a;
-    arena_init(&a, 1024);
-    jp_init(&jp, "walk.json", buf, strlen(text));
-    const char *key;
-    size_t kl;
-    jval v;
-
-    assert_int_equal(jp_peek(&jp), '{');
-    assert_int_equal(jp_object_begin(&jp), 0);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_int_equal(kl, 4);
-    assert_memory_equal(key, "task", 4);
-    assert_int_equal(jp_peek(&jp), '"');
-    assert_int_equal(jp_value(&jp, &a, &v), 0);
-    assert_str(&v, "statistics", 10);
-
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_memory_equal(key, "data", 4);
-    assert_int_equal(jp_object_begin(&jp), 0);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_memory_equal(key, "a", 1);
-    assert_int_equal(jp_skip(&jp), 0);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_int_equal(kl, 2);
-    assert_memory_equal(key, "b!", 2);
-    assert_int_equal(jp_peek(&jp), '[');
-    assert_int_equal(jp_value(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_ARRAY);
-    assert_int_equal(v.len, 2);
-    assert_int_equal(v.u.items[1].u.num, 2);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_memory_equal(key, "c", 1);
-    assert_int_equal(jp_value(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_OBJECT);
-    assert_int_equal(v.len, 0);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
-
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 1);
-    assert_memory_equal(key, "z", 1);
-    assert_int_equal(jp_peek(&jp), 'n');
-    assert_int_equal(jp_value(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_NULL);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
-    assert_int_equal(jp_end(&jp), 0);
-    assert_int_equal(jp_peek(&jp), -1);
-    jp_free(&jp);
-    arena_free(&a);
-    free(buf);
-
-    /* an empty object, and a walk that meets extra data at the end */
-    const char *t2 = " { } x";
-    buf = exact_copy(t2, strlen(t2));
-    arena_init(&a, 1024);
-    jp_init(&jp, "walk.json", buf, strlen(t2));
-    assert_int_equal(jp_object_begin(&jp), 0);
-    assert_int_equal(jp_object_next(&jp, &a, &key, &kl), 0);
-    err_clear();
-    assert_int_equal(jp_end(&jp), -1);
-    tu_assert_err("walk.json: ", "extra data");
-    jp_free(&jp);
-    arena_free(&a);
-    free(buf);
-}
-
-/* jp_skip validates what it skips, and jp_object_next checks separators. */
-static void test_streaming_errors(void **state)
-{
-    static const struct {
-        const char *text;
-        int skip_fails; /* the first member's value is bad, else the layout */
-        const char *what;
-    } cases[] = {
-        {"{\"a\": [1, 2, }", 1, "unexpected character"},
-        {"{\"a\": tru}", 1, "invalid literal"},
-        {"{\"a\": \"x}", 1, "unterminated string"},
-        {"{\"a\": 1 \"b\": 2}", 0, "expected ',' or '}'"},
-        {"{\"a\": 1,}", 0, "expected a string key"},
-        {"{\"a\" 1}", 0, "expected ':'"},
-        {"{1: 2}", 0, "expected a string key"},
-        {"{,\"a\": 1}", 0, "expected a string key"},
-        {"{\"a\": 1", 0, "truncated"},
-        {"[1]", 0, "expected an object"},
-        {"", 0, "expected an object"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        size_t n = strlen(cases[i].text);
-        char *buf = exact_copy(cases[i].text, n);
-        jparser jp;
-        arena a;
-        arena_init(&a, 1024);
-        jp_init(&jp, "walk.json", buf, n);
-        err_clear();
-        int rc = jp_object_begin(&jp);
-        const char *key;
-        size_t kl;
-        for (int guard = 0; rc == 0 && guard < 10; guard++) {
-            int m = jp_object_next(&jp, &a, &key, &kl);
-            if (m < 0) {
-                rc = -1;
-                break;
-            }
-            if (m == 0) {
-                rc = jp_end(&jp);
-                break;
-            }
-            if (jp_skip(&jp) != 0) {
-                assert_true(cases[i].skip_fails);
-                rc = -1;
-            }
-        }
-        if (rc != -1)
-            fail_msg("walk accepted: %s", cases[i].text);
-        tu_assert_err("walk.json: ", "malformed JSON", cases[i].what);
-        jp_free(&jp);
-        arena_free(&a);
-        free(buf);
-    }
 }
 
 /* A document with every kind of token; every proper prefix of it must be
@@ -884,8 +761,6 @@ int main(void)
         cmocka_unit_test(test_escapes),
         cmocka_unit_test(test_whitespace),
         cmocka_unit_test(test_containers),
-        cmocka_unit_test(test_streaming_walk),
-        cmocka_unit_test(test_streaming_errors),
         cmocka_unit_test(test_truncated_every_prefix),
         cmocka_unit_test(test_error_position),
         cmocka_unit_test(test_trailing_commas),

@@ -3,7 +3,7 @@
  * IEEE operation, or parse_double), on random tokens built to sit on the
  * edges between the two: 15 to 20 significant digits, values around 2^53,
  * exponents around +-22, leading and trailing zeros, huge and tiny
- * exponents, saturated exponents. And the item-wise array walk. */
+ * exponents, saturated exponents. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -115,64 +115,10 @@ static void test_numbers_as_strtod(void **state)
     sb_free(&sb);
 }
 
-/* jp_array_begin/next and jp_scalar: items one by one, a container left
- * alone, errors where jp_value would report them. */
-static void test_array_walk(void **state)
-{
-    (void)state;
-    const char *text = "[ 1, \"a\" ,[2], {\"k\": 3}, null ]";
-    jparser jp;
-    jp_init(&jp, "walk.json", text, strlen(text));
-    arena a;
-    arena_init(&a, 4096);
-    jval v;
-    assert_int_equal(jp_array_begin(&jp), 0);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_NUMBER);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_STRING);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 1);   /* a list: not consumed */
-    assert_int_equal(jp_array_begin(&jp), 0);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 0);
-    assert_int_equal(jp_array_next(&jp), 0);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 1);   /* an object */
-    assert_int_equal(jp_skip(&jp), 0);
-    assert_int_equal(jp_array_next(&jp), 1);
-    assert_int_equal(jp_scalar(&jp, &a, &v), 0);
-    assert_int_equal(v.type, J_NULL);
-    assert_int_equal(jp_array_next(&jp), 0);
-    assert_int_equal(jp_end(&jp), 0);
-    assert_int_equal(jp.depth, 0);
-    jp_free(&jp);
-
-    static const char *const bad[] = {"[1 2]", "[,1]", "[1,]", "[1", "[", "{}"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        jp_init(&jp, "bad.json", bad[i], strlen(bad[i]));
-        int rc = jp_array_begin(&jp);
-        for (int k = 0; rc == 0 && k < 4; k++) {
-            int more = jp_array_next(&jp);
-            if (more <= 0) {
-                rc = more < 0 ? -1 : (jp_end(&jp) != 0 ? -1 : 1);
-                break;
-            }
-            rc = jp_scalar(&jp, &a, &v) != 0 ? -1 : 0;
-        }
-        assert_int_equal(rc, -1);
-        jp_free(&jp);
-    }
-    arena_free(&a);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_numbers_as_strtod),
-        cmocka_unit_test(test_array_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
