@@ -214,6 +214,27 @@ static int same_key(const compare_ctx *c, int npu_a, size_t a, int npu_b, size_t
     return (ka == kb || !strcmp(ka, kb)) && (sa == sb || !strcmp(sa, sb));
 }
 
+/* The pairs of a join, in target order: each key's target rows at its
+ * first one's place, each with every bench row of the key (or none).
+ * nfirst/nnext: a target row's key group and the next row in it; bhead: per
+ * group, its first bench row; bnext: the next bench row of the key. */
+static void push_groups(pair_sink *s, const size_t *nfirst, const size_t *nnext, const size_t *bhead,
+                        const size_t *bnext)
+{
+    const dump_data *N = &s->c->npu, *B = &s->c->bench;
+    const size_t none = (size_t)-1;
+    for (size_t i = 0; i < N->nrows; i++) {
+        if (nfirst[i] != i)
+            continue;
+        for (size_t n = i; n != none; n = nnext[n]) {
+            if (bhead[i] == none)
+                push(s, &N->rows[n], NULL);
+            for (size_t b = bhead[i]; b != none; b = bnext[b])
+                push(s, &N->rows[n], &B->rows[b]);
+        }
+    }
+}
+
 /* The links made by hash, checked against the texts: each link compares two
  * rows' names (a cache miss or two each), so the rows are checked in chunks
  * on all threads. */
@@ -291,16 +312,7 @@ static int match_sorted(compare_ctx *c)
     if (!collision) {
         pair_sink s = {.c = c, .check_dtype = 1, .cap = N->nrows};
         c->pairs = xmalloc_array(s.cap ? s.cap : 1, sizeof *c->pairs);
-        for (size_t i = 0; i < N->nrows; i++) {
-            if (nfirst[i] != i)
-                continue;
-            for (size_t n = i; n != none; n = nnext[n]) {
-                if (bhead[i] == none)
-                    push(&s, &N->rows[n], NULL);
-                for (size_t b = bhead[i]; b != none; b = bnext[b])
-                    push(&s, &N->rows[n], &B->rows[b]);
-            }
-        }
+        push_groups(&s, nfirst, nnext, bhead, bnext);
     }
     free(nfirst);
     free(nnext);
@@ -344,16 +356,7 @@ static int match_exact_map(compare_ctx *c)
         }
     }
     pair_sink s = {.c = c, .check_dtype = 1};
-    for (size_t i = 0; i < N->nrows; i++) {
-        if (nfirst[i] != i)
-            continue;
-        for (size_t n = i; n != none; n = nnext[n]) {
-            if (bhead[i] == none)
-                push(&s, &N->rows[n], NULL);
-            for (size_t b = bhead[i]; b != none; b = bi.next[b])
-                push(&s, &N->rows[n], &B->rows[b]);
-        }
-    }
+    push_groups(&s, nfirst, nnext, bhead, bi.next);
     free(nfirst);
     free(nnext);
     free(ntail);
