@@ -25,34 +25,42 @@ static uint64_t key_of(const unsigned char *rec)
     return k;
 }
 
-/* The LSD sort: `passes` passes of `bits` bits from the lowest. */
-static void lsd_sort(unsigned char *items, size_t n, size_t size, int bits, int passes)
+/* One stable counting pass: the records of src into dst by the `bits`
+ * bits of their keys from `shift` up. count (1 << bits entries) ends as
+ * the end of each bucket in dst. */
+static void spread(const unsigned char *src, unsigned char *dst, size_t n, size_t size, int shift, int bits,
+                   size_t *count)
 {
     size_t buckets = (size_t)1 << bits;
     uint64_t mask = buckets - 1;
+    memset(count, 0, buckets * sizeof *count);
+    for (size_t i = 0; i < n; i++)
+        count[(key_of(src + i * size) >> shift) & mask]++;
+    size_t sum = 0;
+    for (size_t b = 0; b < buckets; b++) {
+        size_t c = count[b];
+        count[b] = sum;
+        sum += c;
+    }
+    if (size == sizeof(uint64_t)) {
+        RADIX_PASS(uint64_t)
+    } else if (size == sizeof(rec16)) {
+        RADIX_PASS(rec16)
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *rec = src + i * size;
+            memcpy(dst + count[(key_of(rec) >> shift) & mask]++ * size, rec, size);
+        }
+    }
+}
+
+/* The LSD sort: `passes` passes of `bits` bits from the lowest. */
+static void lsd_sort(unsigned char *items, size_t n, size_t size, int bits, int passes)
+{
     unsigned char *src = items, *dst = xmalloc_array(n, size), *tmp = dst;
-    size_t *count = xmalloc_array(buckets, sizeof *count);
+    size_t *count = xmalloc_array((size_t)1 << bits, sizeof *count);
     for (int pass = 0; pass < passes; pass++) {
-        int shift = pass * bits;
-        memset(count, 0, buckets * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[(key_of(src + i * size) >> shift) & mask]++;
-        size_t sum = 0;
-        for (size_t b = 0; b < buckets; b++) {
-            size_t c = count[b];
-            count[b] = sum;
-            sum += c;
-        }
-        if (size == sizeof(uint64_t)) {
-            RADIX_PASS(uint64_t)
-        } else if (size == sizeof(rec16)) {
-            RADIX_PASS(rec16)
-        } else {
-            for (size_t i = 0; i < n; i++) {
-                const unsigned char *rec = src + i * size;
-                memcpy(dst + count[(key_of(rec) >> shift) & mask]++ * size, rec, size);
-            }
-        }
+        spread(src, dst, n, size, pass * bits, bits, count);
         unsigned char *t = src;
         src = dst;
         dst = t;
@@ -96,30 +104,10 @@ void radix_sort_u64(void *items, size_t n, size_t size)
         return;
     }
     size_t buckets = (size_t)1 << TOP_BITS;
-    int shift = 64 - TOP_BITS;
-    uint64_t mask = buckets - 1;
     unsigned char *src = xmalloc_array(n, size), *dst = items;
     memcpy(src, items, n * size);
-    size_t *count = xcalloc(buckets + 1, sizeof *count);
-    for (size_t i = 0; i < n; i++)
-        count[(key_of(src + i * size) >> shift) & mask]++;
-    size_t sum = 0;
-    for (size_t b = 0; b < buckets; b++) {
-        size_t c = count[b];
-        count[b] = sum;
-        sum += c;
-    }
-    count[buckets] = n;
-    if (size == sizeof(uint64_t)) {
-        RADIX_PASS(uint64_t)
-    } else if (size == sizeof(rec16)) {
-        RADIX_PASS(rec16)
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            const unsigned char *rec = src + i * size;
-            memcpy(dst + count[(key_of(rec) >> shift) & mask]++ * size, rec, size);
-        }
-    }
+    size_t *count = xmalloc_array(buckets, sizeof *count);
+    spread(src, dst, n, size, 64 - TOP_BITS, TOP_BITS, count);
     /* count[b] is now the end of bucket b */
     for (size_t b = 0, start = 0; b < buckets; b++) {
         size_t end = count[b], len = end - start;
