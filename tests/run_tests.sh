@@ -11,19 +11,38 @@ fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-echo "== include layers"
+# Every pass says how long it took ("   (12 s)" after its lines) and the
+# last line sums them up, so that a slow pass shows in any CI log.
+t_name="" t_start=0 t_all=$(date +%s) t_list=""
+pass_end() {
+    [ -n "$t_name" ] || return 0
+    took=$(($(date +%s) - t_start))
+    echo "   ($took s)"
+    t_list="$t_list, $t_name $took s"
+    t_name=""
+}
+pass() {    # pass SHORT-NAME TITLE: ends the running pass, starts this one
+    pass_end
+    t_name=$1 t_start=$(date +%s)
+    echo "== $2"
+}
+
+pass layers "include layers"
 if python3 tests/lint/check_layers.py .; then
     echo "ok   no include cycle, no upward include, path includes only"
 else
     fail=1
 fi
 
-echo "== unit tests ($BUILD)"
+pass unit "unit tests ($BUILD)"
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *.d) continue ;; esac
+    t0=$(date +%s)
     if "$t" >"$BUILD/$(basename "$t").log" 2>&1; then
-        echo "ok   $(basename "$t")"
+        took=$(($(date +%s) - t0))
+        # the slow ones say so
+        if [ $took -ge 2 ]; then echo "ok   $(basename "$t") ($took s)"; else echo "ok   $(basename "$t")"; fi
     else
         echo "FAIL $(basename "$t") (log: $BUILD/$(basename "$t").log)"
         tail -20 "$BUILD/$(basename "$t").log"
@@ -34,20 +53,21 @@ done
 for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh \
     tests/monitor_conformance.sh tests/conformance_graph.sh; do
     [ -f "$s" ] || continue
-    echo "== $s ($BUILD)"
+    case $s in tests/cli/run.sh) short=cli ;; *) short=$(basename "$s" .sh) ;; esac
+    pass "$short" "$s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
 done
 
 # Every reader's fuzz harness, as a plain program (under ASan/UBSan in
 # build-asan/), over the inputs the fuzzers found (tests/fuzz/regress/) and
 # the seed corpora; the timed libFuzzer run is make fuzz (clang).
-echo "== tests/fuzz/replay.sh ($BUILD)"
+pass replay "tests/fuzz/replay.sh ($BUILD)"
 sh tests/fuzz/replay.sh "$BUILD" || fail=1
 
 # Tensor files truncated by another process while a compare reads them:
 # exit 2 with one line, never a signal (the full run: tests/stress/truncate.sh
 # BUILD 100 128).
-echo "== tests/stress/truncate.sh ($BUILD)"
+pass truncate "tests/stress/truncate.sh ($BUILD)"
 if out=$(sh tests/stress/truncate.sh "$BUILD" 20 32 2>&1); then
     echo "ok   $(printf '%s\n' "$out" | tail -1)"
 else
@@ -58,7 +78,7 @@ fi
 # The graph page in headless Chromium (plain builds only: the page's script
 # is what it tests; skipped, and said so, without chromium)
 case "$BUILD" in build-asan*|build-clang*) ;; *)
-    echo "== tests/browser_graph.sh ($BUILD)"
+    pass browser "tests/browser_graph.sh ($BUILD)"
     sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
 esac
 
@@ -66,7 +86,7 @@ esac
 # build-asan/ or clang's build-clang/).
 case "$BUILD" in build-asan*|build-clang*) sanitized=1 ;; *) sanitized=0 ;; esac
 if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
-    echo "== valgrind ($BUILD)"
+    pass valgrind "valgrind ($BUILD)"
     vout=$(mktemp -d)
     if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
         "$BUILD/msprobe" compare -q -n testdata/features/target/step0/rank0 -b testdata/features/bench/step0/rank0 \
@@ -102,7 +122,7 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     rm -rf "$vout"
     # the catalogue of hostile files (tests/cli/catalogue_cases.txt), every
     # case under valgrind: an error or a definite leak exits 9, not 2
-    echo "== the catalogue of hostile files under valgrind ($BUILD)"
+    pass valgrind_catalogue "the catalogue of hostile files under valgrind ($BUILD)"
     CLI_CASES=tests/cli/catalogue_cases.txt \
         CLI_WRAP="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
         sh tests/cli/run.sh "$BUILD" > "$BUILD/valgrind_catalogue.log" 2>&1
@@ -118,9 +138,12 @@ fi
 # The status line on a pseudo-terminal (plain builds only: it checks
 # timing, which the sanitizers' slowdown would blur).
 if [ "${BUILD#build-asan}" = "$BUILD" ]; then
-    echo "== tests/progress_tty.sh ($BUILD)"
+    pass progress_tty "tests/progress_tty.sh ($BUILD)"
     sh tests/progress_tty.sh "$BUILD" || fail=1
 fi
+
+pass_end
+echo "time ($BUILD): $(($(date +%s) - t_all)) s in all;${t_list#,}"
 
 if [ $fail -ne 0 ]; then
     echo "TESTS FAILED ($BUILD)"
