@@ -36,9 +36,11 @@ ifeq ($(FUZZ),1)
 endif
 
 # lib/ is the library (libmsprobe.a, lib/ alone); every subcommand family
-# lives in its own folder (libcommands.a); cmd/ only dispatches. Test-only
-# writers (npy, pt, zip) live in tests/support (libtestsupport.a).
-SUBDIRS  := compare parse nan_analyze config_check monitor graph
+# lives in its own folder (libcommands.a), found by its commands.h (what
+# cmd/main.c includes: docs/ARCHITECTURE.md, "Adding a subcommand"); cmd/
+# only dispatches. Test-only writers (npy, pt, zip) live in tests/support
+# (libtestsupport.a).
+SUBDIRS  := $(sort $(patsubst %/commands.h,%,$(wildcard */commands.h)))
 LIB_SRC  := $(shell find lib -name '*.c' | LC_ALL=C sort)
 SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
