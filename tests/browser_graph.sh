@@ -5,7 +5,8 @@
 # expanded, a name searched, a matched node clicked and the other run's tree
 # following it, a communication node's link to its rank's page -- with any
 # console error failing the test; the largest .vis of ../shared/corpus (as
-# msprobe wrote it) must open in under 2 s. Without the corpus, a generated
+# msprobe wrote it) must open in under 2 s of Chromium's CPU time (the clock
+# would measure the machine's load too). Without the corpus, a generated
 # pair. Skipped, and said so, without chromium or python3.
 #
 #   tests/browser_graph.sh BUILD [SCREENSHOT.png]   (the README's picture:

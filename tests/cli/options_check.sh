@@ -108,9 +108,11 @@ zsh)
     fi
     zsh -n "$T/_msprobe" || { echo "the zsh script does not parse" >&2; exit 1; }
     mkdir -p "$T/cwd/dumps" && : > "$T/cwd/a.npy"
+    # the timeout is for a completion that hangs, not a slow one: a loaded
+    # machine may take seconds to start zsh
     expect() {
         want=$1
-        got=$(cd "$T/cwd" && TMPDIR=$T timeout 20 zsh -f "$top/tests/cli/zsh_complete.zsh" "$T/_msprobe" "$2" |
+        got=$(cd "$T/cwd" && TMPDIR=$T timeout 120 zsh -f "$top/tests/cli/zsh_complete.zsh" "$T/_msprobe" "$2" |
             tr '\n' ' ')
         [ "$got" = "$want " ] || { echo "zsh: '$2' offers '$got', expected '$want'" >&2; fail=1; }
     }
