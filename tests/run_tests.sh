@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the whole test suite against one build tree (build/ or build-asan/):
 # every cmocka unit test, the CLI behaviour tests, and the conformance test
-# against ../shared/corpus when that directory exists.
+# against ../shared/corpus when that directory exists. What is slow for
+# what it adds to every run is in tests/run_long.sh (make check-long).
 set -u
 BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +11,9 @@ fail=0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# test_metrics_kern's long tensor: 2^23 elements, past the 2^22-element
+# pieces a big tensor is cut into (make check-long: 10^8)
+export MSPROBE_TEST_BIG=${MSPROBE_TEST_BIG:-8388608}
 
 # Every pass says how long it took ("   (12 s)" after its lines) and the
 # last line sums them up, so that a slow pass shows in any CI log.
@@ -82,8 +86,9 @@ case "$BUILD" in build-asan*|build-clang*) ;; *)
     sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
 esac
 
-# A compare under valgrind (plain builds only: it cannot run ASan binaries,
-# build-asan/ or clang's build-clang/).
+# A compare, a nan_analyze and a graph under valgrind (plain builds only:
+# it cannot run ASan binaries, build-asan/ or clang's build-clang/); the
+# whole catalogue of hostile files under valgrind is in make check-long.
 case "$BUILD" in build-asan*|build-clang*) sanitized=1 ;; *) sanitized=0 ;; esac
 if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     pass valgrind "valgrind ($BUILD)"
@@ -120,19 +125,6 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
         fail=1
     fi
     rm -rf "$vout"
-    # the catalogue of hostile files (tests/cli/catalogue_cases.txt), every
-    # case under valgrind: an error or a definite leak exits 9, not 2
-    pass valgrind_catalogue "the catalogue of hostile files under valgrind ($BUILD)"
-    CLI_CASES=tests/cli/catalogue_cases.txt \
-        CLI_WRAP="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
-        sh tests/cli/run.sh "$BUILD" > "$BUILD/valgrind_catalogue.log" 2>&1
-    if [ $? -eq 0 ]; then
-        echo "ok   valgrind: $(tail -1 "$BUILD/valgrind_catalogue.log")"
-    else
-        echo "FAIL valgrind catalogue (log: $BUILD/valgrind_catalogue.log)"
-        grep -A3 '^FAIL' "$BUILD/valgrind_catalogue.log" | head -40
-        fail=1
-    fi
 fi
 
 # The status line on a pseudo-terminal (plain builds only: it checks
