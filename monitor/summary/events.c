@@ -18,6 +18,7 @@ enum { NJUMP = 2 };
 
 typedef struct {
     double win[EV_WINDOW];  /* the last finite values, a ring */
+    double sorted[EV_WINDOW]; /* the same values, ascending */
     unsigned long n;        /* values seen; the next goes to win[n % EV_WINDOW] */
     double best;            /* the largest jump: value / median or its inverse, >= 1; 0 none */
     double value, median;
@@ -62,40 +63,39 @@ static int is_bad(int stat, double v)
     return stat == EV_NANS ? v != 0 : !isfinite(v);
 }
 
-/* A full window is sorted by a sorting network: 19 compare-exchanges that
- * compile to minsd/maxsd, no branch (the values are finite), for every row
- * of every series; the first few steps of a series by insertion. */
-#define CX(a, b)                                                                                                       \
-    do {                                                                                                               \
-        double x_ = v[a], y_ = v[b];                                                                                   \
-        v[a] = x_ < y_ ? x_ : y_;                                                                                      \
-        v[b] = y_ > x_ ? y_ : x_;                                                                                      \
-    } while (0)
+/* The window kept sorted as it slides: the oldest value out, the new one
+ * in, each place found by counting the values below it (no branch to
+ * mispredict: this runs for every row of every series), so the median is
+ * two reads. */
+static size_t below(const double *v, size_t n, double x)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += v[i] < x;
+    return k;
+}
+
+static void slide(jump_track *j, double x)
+{
+    size_t n = j->n < EV_WINDOW ? (size_t)j->n : EV_WINDOW;
+    double *s = j->sorted;
+    if (n == EV_WINDOW) {
+        size_t k = below(s, n, j->win[j->n % EV_WINDOW]);   /* s[k] is the oldest value */
+        memmove(s + k, s + k + 1, (n - k - 1) * sizeof *s);
+        n--;
+    }
+    size_t p = below(s, n, x);
+    memmove(s + p + 1, s + p, (n - p) * sizeof *s);
+    s[p] = x;
+    j->win[j->n % EV_WINDOW] = x;
+    j->n++;
+}
 
 static double median(const jump_track *j)
 {
-    double v[EV_WINDOW];
-    if (j->n >= EV_WINDOW) {
-        memcpy(v, j->win, sizeof v);
-        CX(0, 2); CX(1, 3); CX(4, 6); CX(5, 7);
-        CX(0, 4); CX(1, 5); CX(2, 6); CX(3, 7);
-        CX(0, 1); CX(2, 3); CX(4, 5); CX(6, 7);
-        CX(2, 4); CX(3, 5);
-        CX(1, 4); CX(3, 6);
-        CX(1, 2); CX(3, 4); CX(5, 6);
-        return (v[3] + v[4]) / 2;
-    }
-    size_t n = (size_t)j->n;
-    memcpy(v, j->win, n * sizeof *v);
-    for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
-            double x = v[k];
-            v[k] = v[k - 1];
-            v[k - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    size_t n = j->n < EV_WINDOW ? (size_t)j->n : EV_WINDOW;
+    return n % 2 ? j->sorted[n / 2] : (j->sorted[n / 2 - 1] + j->sorted[n / 2]) / 2;
 }
-#undef CX
 
 void ev_row(ev_tracker *t, size_t series, size_t rank, long long step, const double *v, unsigned present)
 {
@@ -132,8 +132,7 @@ void ev_row(ev_tracker *t, size_t series, size_t rank, long long step, const dou
                 }
             }
         }
-        j->win[j->n % EV_WINDOW] = x;
-        j->n++;
+        slide(j, x);
     }
 }
 
