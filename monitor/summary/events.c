@@ -285,10 +285,12 @@ static void print_jumps(const ev_tracker *t, const mon_series *s, size_t ns, con
         }
     }
     /* the big ones first, by step; the largest of the rest after them */
-    qsort(v, n, sizeof *v, by_jump);
+    if (n)
+        qsort(v, n, sizeof *v, by_jump);
     while (big < n && v[big].score >= EV_JUMP)
         big++;
-    qsort(v, big, sizeof *v, by_step_then_jump);
+    if (big)
+        qsort(v, big, sizeof *v, by_step_then_jump);
     printf("\njumps of x%d or more (or x1/%d) from the median of the %d values before:", EV_JUMP, EV_JUMP, EV_WINDOW);
     if (!big) {
         printf(" none\n");
