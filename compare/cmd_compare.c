@@ -135,20 +135,24 @@ const command compare_command = {
     &spec, cmd_compare,
 };
 
-static int parse_args(int argc, char **argv, cli *o)
+static opts_result parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = pool_cpus();
-    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? -2 : -1;
+    opts_result pr = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return pr;
     if (o->quiet)
         log_set_quiet(1);
-    if (o->input && (o->target || o->bench))
-        return log_usage("give either -i compare.json or -n/-b, not both");
-    if (!o->input && (!o->target || !o->bench))
-        return log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
-    return 0;
+    if (o->input && (o->target || o->bench)) {
+        log_usage("give either -i compare.json or -n/-b, not both");
+        return OPTS_USAGE_ERROR;
+    }
+    if (!o->input && (!o->target || !o->bench)) {
+        log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
+        return OPTS_USAGE_ERROR;
+    }
+    return OPTS_RUN;
 }
 
 typedef struct {
@@ -290,11 +294,9 @@ static int pick_stamp(const job_list *jobs, const compare_opts *o, int layer, ch
 int cmd_compare(int argc, char **argv, const global_opts *g)
 {
     cli o;
-    int prc = parse_args(argc, argv, &o);
-    if (prc == -2)
-        return EXIT_OK;
-    if (prc)
-        return EXIT_BADINPUT;
+    opts_result pr = parse_args(argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     run_opts ro_;
     if (g->framework == 'p' && (o.mapping.api || o.mapping.cell)) {
         fprintf(stderr, "%s: Argument -cm or -am is not supported in PyTorch framework\n", log_prog());

@@ -235,9 +235,9 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     memset(&o, 0, sizeof o);
     o.has_format = -1;
     o.format = -1;
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     long long *steps;

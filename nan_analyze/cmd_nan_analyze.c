@@ -108,9 +108,9 @@ int cmd_nan_analyze(int argc, char **argv, const global_opts *g)
     memset(&o, 0, sizeof o);
     o.format = -1;
     o.jobs = pool_cpus();
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     int gate;
