@@ -17,8 +17,8 @@ typedef struct {
     int format, jobs, quiet;
 } cli;
 
-static const opt_choice formats[] = {
-    {"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {"json", CC_FMT_JSON, NULL}, {NULL, 0, NULL}};
+/* the tables' formats, and checkpoints' json */
+static const opt_choice formats[] = {TABLE_FORMAT_CHOICES, {"json", CC_FMT_JSON, NULL}, {NULL, 0, NULL}};
 
 #define NOT_VERL "the newest msprobe's verl log compare (-vc/-vv) is not offered here"
 
@@ -117,9 +117,11 @@ static int compare_ckpt(cli *o, const char *a, const char *b)
     if (o->format == CC_FMT_AUTO)
         o->format = CC_FMT_JSON;
     cc_opts co = {o->out, o->format, 'p', o->jobs};
-    if (!co.out)
-        co.out = o->format == TABLE_CSV ? "./ckpt_similarity.csv" : o->format == TABLE_XLSX ? "./ckpt_similarity.xlsx"
-                                                                                            : "./ckpt_similarity.json";
+    char out[32];
+    if (!co.out) {
+        snprintf(out, sizeof out, "./ckpt_similarity.%s", o->format == CC_FMT_JSON ? "json" : table_ext(o->format));
+        co.out = out;
+    }
     return report(cc_compare_ckpt(&co, a, b));
 }
 
