@@ -281,21 +281,17 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     json_path = path_join(out, "anomaly_analyse.json");
     strbuf sb = STRBUF_INIT;
     write_json(&sb, sel, nsel);
-    int replacing = path_kind(json_path) != PATH_MISSING;
-    if (out_run_mkdir(outputs, out) != 0 || (replacing && out_check_replaceable(json_path) != 0)) {
-        sb_free(&sb);
-        status = err_report();
-        goto done;
-    }
-    if (replacing)
-        log_warn("%s: the existing file is replaced", json_path);
-    if (file_write_atomic(json_path, sb.buf, sb.len) != 0) {
-        sb_free(&sb);
-        status = err_report();
-        goto done;
-    }
+    const void *text = sb.buf;
+    char *tmp = NULL;
+    int failed = out_run_mkdir(outputs, out) != 0 ||
+                 (path_kind(json_path) != PATH_MISSING && out_check_replaceable(json_path) != 0) ||
+                 !(tmp = out_tmp_write(json_path, &text, &sb.len, 1)) ||
+                 out_run_replace(outputs, tmp, json_path, "file") != 0;
     sb_free(&sb);
-    out_run_add(outputs, json_path);
+    if (failed) {
+        status = err_report();
+        goto done;
+    }
     if (o.format >= 0) {
         char name[32];
         snprintf(name, sizeof name, "anomaly_analyse.%s", table_ext(o.format));

@@ -540,15 +540,10 @@ int dump2db_run(const dump2db_opts *o, out_run *outputs, char **why)
     if (trend_close(&im.t) != 0)
         rc = -1;
     trend_free(&im.t);
-    if (rc == 0) {
-        if (path_kind(final) != PATH_MISSING)
-            log_warn("%s: the existing database is replaced", final);
-        rc = out_tmp_commit(tmp, final);
-        tmp = NULL;
-        if (rc == 0)
-            out_run_add(outputs, final);
-    }
-    out_tmp_discard(tmp);
+    if (rc == 0)
+        rc = out_run_replace(outputs, tmp, final, "database");
+    else
+        out_tmp_discard(tmp);
     if (rc == 0 && !o->quiet)
         printf("dump: %zu rank files of %zu step%s, %llu rows, %zu targets -> %s\n", p.n, p.nsteps,
                p.nsteps == 1 ? "" : "s", (unsigned long long)rows, ntargets, final);

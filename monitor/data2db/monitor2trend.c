@@ -309,15 +309,10 @@ int monitor2trend_run(const monitor2trend_opts *o, out_run *outputs, char **why)
         rc = -1;
     size_t ntargets = im.t.ntargets;
     trend_free(&im.t);
-    if (rc == 0) {
-        if (path_kind(final) != PATH_MISSING)
-            log_warn("%s: the existing database is replaced", final);
-        rc = out_tmp_commit(tmp, final);
-        tmp = NULL;
-        if (rc == 0)
-            out_run_add(outputs, final);
-    }
-    out_tmp_discard(tmp);
+    if (rc == 0)
+        rc = out_run_replace(outputs, tmp, final, "database");
+    else
+        out_tmp_discard(tmp);
     if (rc == 0 && !o->quiet)
         printf("monitor: %zu rank%s, %zu csv files, %llu rows, %zu targets -> %s\n", p.runs.n,
                p.runs.n == 1 ? "" : "s", p.nfiles, (unsigned long long)im.rows, ntargets, final);
