@@ -2,6 +2,7 @@
 #include "monitor/data2db/trend_db.h"
 #include "monitor/convert/db_tables.h"
 #include "base/err.h"
+#include "base/files.h"
 #include "base/mem.h"
 
 #include <math.h>
@@ -30,13 +31,14 @@ static const char TREND_TABLES[] =
     "    FOREIGN KEY (target_id) REFERENCES monitoring_target(target_id)\n"
     ");\n";
 
-int trend_open(trend_db *t, const char *path, const char *name, const char *const *stats, int nstats)
+int trend_open(trend_db *t, const char *final, const char *const *stats, int nstats)
 {
     memset(t, 0, sizeof *t);
     t->nstats = nstats;
     strmap_init(&t->ids, 1024);
     arena_init(&t->a, 1 << 16);
-    if (sqlw_open(&t->db, path, name) != 0 || sqlw_begin(&t->db) != 0 ||
+    t->final = xstrdup(final);
+    if (!(t->tmp = out_tmp_create(final)) || sqlw_open(&t->db, t->tmp, t->final) != 0 || sqlw_begin(&t->db) != 0 ||
         sqlw_exec(&t->db, MONITOR_DB_TARGETS_AND_METRICS) != 0 || sqlw_exec(&t->db, TREND_TABLES) != 0)
         return -1;
     strbuf sb = STRBUF_INIT;
@@ -259,7 +261,7 @@ int trend_global_stats(trend_db *t, const char *columns, const char *values)
                : 0;
 }
 
-int trend_close(trend_db *t)
+static int trend_close(trend_db *t)
 {
     sqlite3_finalize(t->ins_target);
     sqlite3_finalize(t->ins_tag);
@@ -270,9 +272,11 @@ int trend_close(trend_db *t)
     return sqlw_close(&t->db);
 }
 
-void trend_free(trend_db *t)
+static void trend_free(trend_db *t)
 {
     trend_close(t);
+    out_tmp_discard(t->tmp);
+    free(t->final);
     for (int i = 0; i < t->nmetrics; i++) {
         strmap_free(&t->metric[i].known);
         free(t->metric[i].order.v);
@@ -284,4 +288,16 @@ void trend_free(trend_db *t)
     free(t->targets);
     free(t->rows);
     memset(t, 0, sizeof *t);
+}
+
+int trend_finish(trend_db *t, int rc, out_run *outputs)
+{
+    if (trend_close(t) != 0)
+        rc = -1;
+    if (rc == 0) {
+        rc = out_run_replace(outputs, t->tmp, t->final, "database");
+        t->tmp = NULL;
+    }
+    trend_free(t);
+    return rc == 0 ? 0 : -1;
 }

@@ -148,11 +148,10 @@ static void test_schema(void **state)
     /* the trend database (data2db) holds targets and metrics in the same
      * two tables, created by the same statements */
     static const char *const stats[] = {"norm", "max"};
-    char *tpath = tu_write(dir, "t.trend.db", "", 0);
+    char *tpath = tu_path(dir, "t.trend.db");
     trend_db t;
-    assert_int_equal(trend_open(&t, tpath, "t.trend.db", stats, 2), 0);
-    assert_int_equal(trend_close(&t), 0);
-    trend_free(&t);
+    assert_int_equal(trend_open(&t, tpath, stats, 2), 0);
+    assert_int_equal(trend_finish(&t, 0, NULL), 0);
     sqlite3 *tdb = open_ro(tpath);
     static const char *const shared[] = {"monitoring_targets", "monitoring_metrics"};
     for (int i = 0; i < 2; i++) {
