@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/pool.h"
-#include "format/tensor_file.h"
+#include "model/tensor_pair.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,51 +49,17 @@ const real_row *real_find(const gcompare *c, const char *name)
     return at ? &c->real[*at] : NULL;
 }
 
-static void unsupported(tensor_metrics *m)
-{
-    memset(m, 0, sizeof *m);
-    for (int k = 0; k < MET_COUNT; k++)
-        m->kind[k] = MK_UNSUPPORTED;
-}
-
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
-                  NOT_COMPARED[] = "tensor pairs not compared";
-
-/* A file changed during the run, or over a limit, stops the run (exit 2);
- * any other failure to read is msprobe's "not found or read failed". */
-static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
-
+/* One row of the table: its pair of files compared (a row without a file
+ * on one side, or whose files cannot be read, stays "unsupported"). */
 static int real_one(void *arg, size_t i)
 {
     gcompare *c = arg;
     real_row *r = &c->real[i];
-    unsupported(&r->m);
-    if (!strcmp(r->npu_file, "-1") || !strcmp(r->bench_file, "-1"))
-        return 0;
-    tensor tn, tb;
-    int ok = tensor_load_in(c->n->rd->tensor_dir, r->npu_file, &tn) == 0;
-    if (ok && tensor_load_in(c->b->rd->tensor_dir, r->bench_file, &tb) != 0) {
-        tensor_free(&tn);
-        ok = 0;
-    }
-    if (!ok) {
-        if (fatal_cause())
-            return -1;
-        log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
-        err_clear();
-        return 0;
-    }
-    progress_bytes(c->pj, tn.storage_size + tb.storage_size);
-    int rc = metrics_compare(&tn, &tb, 0, &r->m);
-    tensor_free(&tn);
-    tensor_free(&tb);
-    if (rc != 0) {
-        if (fatal_cause())
-            return -1;
-        log_warn_as(NOT_COMPARED, "%s", err_message());
-        err_clear();
-        unsupported(&r->m);
-    }
+    tensor_metrics_unsupported(&r->m);
+    if (strcmp(r->npu_file, "-1") != 0 && strcmp(r->bench_file, "-1") != 0 &&
+        tensor_pair_compare(c->n->rd->tensor_dir, r->npu_file, c->b->rd->tensor_dir, r->bench_file, 0, c->pj,
+                            &r->m) < 0)
+        return -1;
     progress_add(c->pj, 1);
     return 0;
 }
