@@ -10,7 +10,9 @@
  * The file is made under a temporary name beside the result, in one
  * transaction through format/sqlite_write (private until renamed: no syncs),
  * and renamed when complete. */
-#include "graph/vis.h"
+#include "graph/write/visdb.h"
+#include "graph/write/vis.h"
+#include "graph/model/steps.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/mem.h"
