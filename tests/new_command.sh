@@ -10,8 +10,8 @@
 #     is taken away (the man page first);
 #   - check_layers.py fails on an upward include inside the family, a loop
 #     between its sub-folders, a header declaring another folder's function,
-#     an include against hello/LAYERS, and a folder of sources with no
-#     commands.h.
+#     an include against hello/LAYERS (and graph/LAYERS), and a folder of
+#     sources with no commands.h.
 # The copy reuses BUILD's objects (copied, so BUILD is never touched): only
 # the new files, cmd/main.c and the links are made again.
 #
@@ -111,9 +111,9 @@ int cmd_hello(int argc, char **argv, const global_opts *g)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    int rc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result r = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (r != OPTS_RUN)
+        return opts_exit_status(r);
     mapped_file f;
     if (file_load(o.file, 0, &f) != 0)
         return err_report();
@@ -262,6 +262,12 @@ layer "a header declaring another folder's function" \
     "hello/count/lines.h: declares hello_words(), which hello/cmd_hello.c defines"
 cp "$W/lines.h" hello/count/lines.h
 sed -i '/^int hello_words(void)$/,$d' hello/cmd_hello.c
+# the families as they are: compare/ and graph/ in stages
+cp graph/model/steps.h "$W/steps.h"
+sed -i '0,/^#include "/s||#include "graph/write/vis.h"\n&|' graph/model/steps.h
+layer "an upward include between graph's stages" \
+    "graph/model/steps.h: upward include of graph/write/vis.h (model < write in graph/LAYERS)"
+cp "$W/steps.h" graph/model/steps.h
 mkdir -p stray && printf 'int stray(void);\n' > stray/stray.h
 layer "a folder of sources with no commands.h" "stray/ holds C sources but no commands.h"
 rm -r stray
