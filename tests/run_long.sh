@@ -19,19 +19,7 @@ BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 fail=0
-t_name="" t_start=0 t_all=$(date +%s) t_list=""
-pass_end() {
-    [ -n "$t_name" ] || return 0
-    took=$(($(date +%s) - t_start))
-    echo "   ($took s)"
-    t_list="$t_list, $t_name $took s"
-    t_name=""
-}
-pass() {    # pass SHORT-NAME TITLE: ends the running pass, starts this one
-    pass_end
-    t_name=$1 t_start=$(date +%s)
-    echo "== $2"
-}
+. tests/pass_time.sh
 
 if command -v valgrind > /dev/null 2>&1; then
     pass valgrind_catalogue "the catalogue of hostile files under valgrind ($BUILD)"
@@ -77,8 +65,7 @@ else
     echo "== make fuzz skipped: no clang on this machine (deps.sh installs it)"
 fi
 
-pass_end
-echo "time (check-long, $BUILD): $(($(date +%s) - t_all)) s in all;${t_list#,}"
+pass_summary "check-long, $BUILD"
 if [ $fail -ne 0 ]; then
     echo "LONG TESTS FAILED ($BUILD)"
     exit 1

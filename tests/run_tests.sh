@@ -17,19 +17,7 @@ export MSPROBE_TEST_BIG=${MSPROBE_TEST_BIG:-8388608}
 
 # Every pass says how long it took ("   (12 s)" after its lines) and the
 # last line sums them up, so that a slow pass shows in any CI log.
-t_name="" t_start=0 t_all=$(date +%s) t_list=""
-pass_end() {
-    [ -n "$t_name" ] || return 0
-    took=$(($(date +%s) - t_start))
-    echo "   ($took s)"
-    t_list="$t_list, $t_name $took s"
-    t_name=""
-}
-pass() {    # pass SHORT-NAME TITLE: ends the running pass, starts this one
-    pass_end
-    t_name=$1 t_start=$(date +%s)
-    echo "== $2"
-}
+. tests/pass_time.sh
 
 pass layers "include layers"
 if python3 tests/lint/check_layers.py .; then
@@ -134,8 +122,7 @@ if [ "${BUILD#build-asan}" = "$BUILD" ]; then
     sh tests/progress_tty.sh "$BUILD" || fail=1
 fi
 
-pass_end
-echo "time ($BUILD): $(($(date +%s) - t_all)) s in all;${t_list#,}"
+pass_summary "$BUILD"
 
 if [ $fail -ne 0 ]; then
     echo "TESTS FAILED ($BUILD)"
