@@ -337,6 +337,17 @@ static void bind_dump_data_dir(sqlite3_stmt *st, int col, graph_rows *r)
     }
 }
 
+/* The micro step of node i: its own (a root child's), else its nearest
+ * ancestor's -- the newest msprobe hands it down to every descendant --
+ * else 0. */
+static long micro_of(const graph *g, long i)
+{
+    for (size_t steps = 0; i >= 0 && steps <= g->n; steps++, i = g->nodes[i].up)
+        if (g->nodes[i].has_micro)
+            return g->nodes[i].micro;
+    return 0;
+}
+
 /* Node i, the k-th in tb_nodes order: its row (and its stack's). 0 or -1. */
 static int add_node(graph_rows *r, size_t k, long i)
 {
@@ -368,7 +379,7 @@ static int add_node(graph_rows *r, size_t k, long i)
         sqlite3_bind_double(st, 8, nd->px);
     if (nd->overflow)
         bind_text(st, 9, ovf_level_name(nd->overflow), strlen(ovf_level_name(nd->overflow)));
-    sqlite3_bind_int64(st, 10, nd->has_micro ? nd->micro : 0);
+    sqlite3_bind_int64(st, 10, micro_of(g, i));
     sb_reset(sb);
     if (nd->link_side)
         json_path(sb, nd->link_side == g->side ? g : r->other, nd->link_node);
