@@ -242,9 +242,83 @@ def params_grad():
     write_rank(f"{OUT}/params_grad/accum/statistics/step0/rank", dump, construct, stacks)
 
 
+# ---- collections -----------------------------------------------------------------
+
+def collections_rank(side):
+    """Two Linear modules and root-level APIs between them (three
+    Apis_Between_Modules collections once the backward is in). The target
+    ran under autocast: its Tensor.float.1.backward has one more output (the
+    gradient of the cast's input, None in the bench's float32 run), its
+    Tensor.mul.0.forward another shape, and its module b a bfloat16 input of
+    another shape."""
+    tgt = side == "target"
+    s = 1.001 if tgt else 1.0
+
+    def t(shape, k, dtype="torch.float32"):
+        return tensor(shape, k * s, -k, 0.1 * k, 2 * k * s, dtype=dtype)
+
+    data = {
+        "Functional.linear.0.forward": {"input_args": [t([4, 8], 1), t([4, 8], 2), t([4], 3)], "input_kwargs": {},
+                                        "output": [t([4, 4], 4)]},
+        "Module.a.Linear.forward.0": {"input_args": [t([4, 8], 1)], "input_kwargs": {}, "output": [t([4, 4], 4)]},
+        "Tensor.float.0.forward": {"input_args": [t([4, 4], 4)], "input_kwargs": {}, "output": [t([4, 4], 4)]},
+        "Tensor.mul.0.forward": {"input_args": [t([4, 4] if not tgt else [2, 8], 4), scalar("float", 0.5)],
+                                 "input_kwargs": {}, "output": [t([4, 4], 2)]},
+        "Functional.linear.1.forward": {
+            "input_args": [t([4, 4] if not tgt else [4, 2, 2], 2, "torch.bfloat16" if tgt else "torch.float32"),
+                           t([2, 4], 5), t([2], 6)],
+            "input_kwargs": {}, "output": [t([4, 2], 7)]},
+        "Module.b.Linear.forward.0": {
+            "input_args": [t([4, 4] if not tgt else [4, 2, 2], 2, "torch.bfloat16" if tgt else "torch.float32")],
+            "input_kwargs": {}, "output": [t([4, 2], 7)]},
+        "Tensor.float.1.forward": {"input_args": [t([4, 2], 7)], "input_kwargs": {}, "output": [t([4, 2], 7)]},
+        "Torch.sum.0.forward": {"input_args": [t([4, 2], 7)], "input_kwargs": {}, "output": [t([], 8)]},
+        "Torch.sum.0.backward": {"input": [t([], 1)], "output": [t([4, 2], 1)]},
+        "Tensor.float.1.backward": {"input": [t([4, 2], 1)],
+                                    "output": [t([4, 2], 1)] + ([None] if tgt else [])},
+        "Module.b.Linear.backward.0": {"input": [t([4, 2], 1)], "output": [t([4, 4], 9)]},
+        "Functional.linear.1.backward": {"input": [t([4, 2], 1)], "output": [t([4, 4], 9), t([2, 4], 10),
+                                                                              t([2], 11)]},
+        "Tensor.mul.0.backward": {"input": [t([4, 4], 9)], "output": [t([4, 4], 12)]},
+        "Tensor.float.0.backward": {"input": [t([4, 4], 12)], "output": [t([4, 4], 12)]},
+        "Module.a.Linear.backward.0": {"input": [t([4, 4], 12)], "output": [t([4, 8], 13)]},
+        "Functional.linear.0.backward": {"input": [t([4, 4], 12)], "output": [t([4, 8], 13), t([4, 8], 14),
+                                                                              t([4], 15)]},
+    }
+    construct = {
+        "Functional.linear.0.forward": "Module.a.Linear.forward.0",
+        "Module.a.Linear.forward.0": None,
+        "Tensor.float.0.forward": None,
+        "Tensor.mul.0.forward": None,
+        "Functional.linear.1.forward": "Module.b.Linear.forward.0",
+        "Module.b.Linear.forward.0": None,
+        "Tensor.float.1.forward": None,
+        "Torch.sum.0.forward": None,
+        "Torch.sum.0.backward": None,
+        "Tensor.float.1.backward": None,
+        "Module.b.Linear.backward.0": None,
+        "Functional.linear.1.backward": "Module.b.Linear.backward.0",
+        "Tensor.mul.0.backward": None,
+        "Tensor.float.0.backward": None,
+        "Module.a.Linear.backward.0": None,
+        "Functional.linear.0.backward": "Module.a.Linear.backward.0",
+    }
+    stacks = [([k], [f"File model.py, line {10 + i}, in forward, \n {k.split('.')[1]}(x)"])
+              for i, k in enumerate(data) if k.endswith(".forward") or ".forward." in k]
+    dump = {"task": "statistics", "level": "mix", "framework": "pytorch", "dump_data_dir": None, "data": data}
+    return dump, construct, stacks
+
+
+def collections():
+    for side in ("target", "bench"):
+        dump, construct, stacks = collections_rank(side)
+        write_rank(f"{OUT}/collections/{side}/statistics/step0/rank", dump, construct, stacks)
+
+
 def main():
     process_group()
     params_grad()
+    collections()
 
 
 if __name__ == "__main__":

@@ -589,7 +589,7 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     if (rc != 0)
         return -1;
     collect_apis(g);
-    add_params_grad(g, o->format == GF_DB);
+    add_params_grad(g, graph_newest_rules(o));
     return 0;
 }
 
