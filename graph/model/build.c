@@ -13,6 +13,10 @@
 #include <string.h>
 
 static const char NAME_OP[] = "node names parsed as modules";
+static const char EMPTY_CONSTRUCT[] = "dumps without model structure";
+/* msprobe's reason, in its words */
+static const char NO_STRUCTURE[] = "when dumping data, select level L0 or mix in order to collect model structure "
+                                   "data (the content of construct.json)";
 
 static int starts(const char *s, size_t n, const char *p)
 {
@@ -549,9 +553,14 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     memset(g, 0, sizeof *g);
     arena_init(&g->mem, 1 << 16);
     strmap_init(&g->by_id, rd->construct.len + 16);
-    if (o->need_construct && rd->construct.len == 0)
-        return err_input(rd->construct_path, "is empty, failed to build graph: dump at level L0 or mix to record the "
-                                             "model's structure");
+    /* the newest msprobe refuses a dump without model structure (level
+     * L1); 8.1.0 draws its root alone, which the user is told */
+    if (rd->construct.len == 0) {
+        if (o->need_construct)
+            return err_input(rd->construct_path, "is empty, failed to build graph: %s", NO_STRUCTURE);
+        log_warn_as(EMPTY_CONSTRUCT, "%s: is empty, the graph holds its root alone: %s", rd->construct_path,
+                    NO_STRUCTURE);
+    }
     g->rd = rd;
     g->micro_steps = 1;
     add_node(g, GRAPH_ROOT, strlen(GRAPH_ROOT), GOP_MODULE);
