@@ -124,9 +124,9 @@ def process_group_rank(step, md5):
         (["Distributed.all_reduce.0.forward"], ["File train.py, line 22, in step, \n dist.all_reduce(y, group=g)"]),
         (["Tensor.sum.0.forward"], ["File train.py, line 23, in step, \n loss = y.sum()"]),
     ]
-    task = "statistics"
-    return {"task": task, "level": "mix", "framework": "pytorch", "dump_data_dir": None, "data": data}, construct, \
-        stacks
+    # an md5 dump is a statistics dump whose tensors carry their md5
+    dump = {"task": "statistics", "level": "mix", "framework": "pytorch", "dump_data_dir": None, "data": data}
+    return dump, construct, stacks
 
 
 def process_group():
