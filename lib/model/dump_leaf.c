@@ -564,7 +564,7 @@ int dump_flatten(flattener *f, const jval *v, int depth)
                 return rc;
         }
     } else if (v->type == J_OBJECT) {
-        if (f->first_diff && is_p2pop(v))
+        if ((f->first_diff || f->p2pop_row) && is_p2pop(v))
             return p2p_row(f, v);
         if (is_leaf(v))
             return leaf_row(f, v);

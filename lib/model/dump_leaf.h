@@ -12,6 +12,7 @@
 typedef struct {
     dump_data *d;
     int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows */
+    int p2pop_row;            /* a P2POp is one row (first_diff implies it) */
     int tree_walk;            /* DUMP_TREE_WALK: no entry read straight from the text */
     int dups;                 /* a name of `data` was repeated */
     int in_params_grad;       /* "parameters_grad" is a component of the prefix */
