@@ -49,6 +49,16 @@ static const char *link_last(const graph *n, const graph *b, const gnode *nd, si
 
 void graph_micro_steps(graph *n, graph *b)
 {
+    /* the newest msprobe takes a Megatron run's micro steps from its
+     * construct.json: its count is the last one's number + 1, its nodes
+     * keep theirs (the others none, 0), on both sides */
+    if (n->newest && n->rd->megatron && n->rd->megatron_has_steps) {
+        n->micro_steps = n->rd->megatron_steps + 1;
+        n->micro_inherit = 0;
+        if (b)
+            b->micro_inherit = 0;
+        return;
+    }
     gnode *root = &n->nodes[0];
     int32_t *ids = xmalloc_array(root->nsub + 1, sizeof *ids);
     n->micro_steps = split(n, ids);
@@ -120,4 +130,41 @@ void graph_path(const graph *g, long i, const char ***out, size_t *n)
     }
     *out = v;
     *n = k;
+}
+
+/* Children before their parent, depth first from the root (get_sorted_nodes):
+ * orphans are left out. */
+size_t graph_sorted_nodes(const graph *g, uint32_t *order)
+{
+    size_t n = 0, top = 0;
+    uint8_t *seen = xcalloc(g->n, 1);
+    typedef struct {
+        uint32_t node;
+        uint8_t processed;
+    } item;
+    item *stack = xmalloc_array(g->n * 2 + 2, sizeof *stack);
+    size_t cap = g->n * 2 + 2;
+    stack[top++] = (item){0, 0};
+    while (top) {
+        item it = stack[--top];
+        if (seen[it.node])
+            continue;
+        if (it.processed) {
+            seen[it.node] = 1;
+            order[n++] = it.node;
+            continue;
+        }
+        const gnode *nd = &g->nodes[it.node];
+        if (top + nd->nsub + 1 > cap) {
+            cap = (top + nd->nsub + 1) * 2;
+            stack = xrealloc(stack, cap * sizeof *stack);
+        }
+        stack[top++] = (item){it.node, 1};
+        for (uint32_t k = nd->nsub; k-- > 0;)
+            if (!seen[nd->sub[k]])
+                stack[top++] = (item){nd->sub[k], 0};
+    }
+    free(stack);
+    free(seen);
+    return n;
 }
