@@ -86,6 +86,7 @@ typedef struct {
     out_run *outputs;
     const char *out_dir;
     visdb *db;              /* the .vis.db being written (GF_DB) */
+    int ranks_given;        /* a step directory or a dump root, not a rank directory */
 } run_ctx;
 
 static void job_release(rank_job *j)
@@ -181,6 +182,7 @@ static int plan(const char *npu, const char *bench, run_ctx *rc)
                                     "inconsistent.",
                              level_name(lb), npu, level_name(ln));
     }
+    rc->ranks_given = ln != LEVEL_RANK;
     if (ln == LEVEL_RANK) {
         rc->steps = xcalloc(1, sizeof *rc->steps);
         rc->nsteps = 1;
@@ -404,15 +406,18 @@ static int run_step(run_ctx *rc, step_jobs *sj)
     step_arg sa = {rc, sj, (int)((size_t)jobs / (at_once ? at_once : 1))};
     if (pool_run(sj->n, rc->o->jobs, build_job, &sa, NULL) != 0)
         return -1;
-    if (sj->n > 1) {
+    /* 8.1.0 links the ranks of a step when there are several; the newest
+     * msprobe those of every step and rank directory it was given */
+    int newest = graph_newest_rules(rc->o);
+    if (sj->n > 1 || (newest && rc->ranks_given)) {
         graph **gs = xmalloc_array(sj->n, sizeof *gs);
         for (size_t k = 0; k < sj->n; k++)
             gs[k] = &sj->v[k].gn;
-        graph_distributed(gs, sj->n, rc->o->overflow_check);
+        graph_distributed(gs, sj->n, rc->o->overflow_check, newest);
         if (rc->compare) {
             for (size_t k = 0; k < sj->n; k++)
                 gs[k] = &sj->v[k].gb;
-            graph_distributed(gs, sj->n, rc->o->overflow_check);
+            graph_distributed(gs, sj->n, rc->o->overflow_check, newest);
         }
         free(gs);
     }
