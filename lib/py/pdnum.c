@@ -1,6 +1,7 @@
 #include "py/pdnum.h"
 #include "base/memo.h"
 #include "py/numfmt.h"
+#include "py/pystr.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -42,7 +43,6 @@ static int wrap_int32(unsigned u)
     return u <= (unsigned)INT_MAX ? (int)u : (int)(u - (unsigned)INT_MAX - 1u) + INT_MIN;
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* pandas' precise_xstrtod(): at most 17 significant digits are
@@ -50,7 +50,7 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int precise_xstrtod(const char *s, size_t n, double *out)
 {
     size_t p = 0;
-    while (p < n && is_space(s[p]))
+    while (p < n && py_is_blank(s[p]))
         p++;
     int negative = 0;
     if (p < n && (s[p] == '-' || s[p] == '+'))
@@ -133,7 +133,7 @@ static int precise_xstrtod(const char *s, size_t n, double *out)
     }
     if (isinf(number))
         return 0;
-    while (p < n && is_space(s[p]))
+    while (p < n && py_is_blank(s[p]))
         p++;
     if (p != n)
         return 0;

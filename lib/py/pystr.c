@@ -1,6 +1,7 @@
 #include "py/pystr.h"
 #include "py/numfmt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void py_repr_float(strbuf *sb, double x)
@@ -210,4 +211,28 @@ size_t py_decimal_len(const char *p, int *is_int)
         *is_int = 0;
     }
     return i;
+}
+
+void py_strip(const char **s, size_t *n)
+{
+    while (*n && py_is_blank(**s))
+        ++*s, --*n;
+    while (*n && py_is_blank((*s)[*n - 1]))
+        --*n;
+}
+
+int py_decimal_number(const char *s, size_t n, double *out, int *is_int)
+{
+    char buf[PY_DECIMAL_MAX];
+    py_strip(&s, &n);
+    if (!n || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);   /* strtod and py_decimal_len want the text ended */
+    buf[n] = 0;
+    const char *p = buf + (buf[0] == '+' || buf[0] == '-');
+    size_t len = py_decimal_len(p, is_int);
+    if (!len || p[len])
+        return -1;
+    *out = strtod(buf, NULL);
+    return 0;
 }
