@@ -1,3 +1,9 @@
+/* Allocation that cannot fail (mem.h): out of memory ends the process with
+ * one line and status 1, so no caller carries a NULL check for a failure
+ * it could not recover from anyway. Every size product is checked for
+ * overflow before it reaches malloc. grow_array is the one growth policy
+ * of the code base (half again, at least 16 elements), behind GROW.
+ */
 #include "base/mem.h"
 #include "base/log.h"
 

@@ -1,3 +1,15 @@
+/* The engine of commgraph.h, in the phases its header lists: the ops
+ * before each rank's first comm op (phase 1); each rank's chain of comm
+ * ops as nodes, the flagged compute ops hung on the comm op after them
+ * (2a); partners connected, every comm op looking only at the ranks after
+ * its own (2b); connected groups, by union-find, searched in layer order
+ * (2c); and the ops after the last comm op (3). Only comm ops become
+ * nodes. The partner search, R^2 per collective, is kept to array reads:
+ * API names are numbered, each rank's nodes of one API sit in a list with
+ * a cursor that only moves forward, rank numbers map to positions by a
+ * table, and a big rank set becomes a bitmap shared by every op that uses
+ * the same array.
+ */
 #include "model/commgraph.h"
 #include "base/log.h"
 #include "base/mem.h"

@@ -1,3 +1,11 @@
+/* pandas' number parser (pdnum.h), reproduced operation by operation:
+ * precise_xstrtod accumulates at most 17 significant digits in a double
+ * and scales by a table of powers of ten, rounding where pandas rounds,
+ * because msprobe's statistic differences are computed from its results.
+ * Integer arithmetic stands in for the double sum while that is exact.
+ * pd_float_roundtrip, str() of a float read back by pandas, runs once per
+ * statistic of a dump and is memoised per thread by the value's bits.
+ */
 #include "py/pdnum.h"
 #include "base/memo.h"
 #include "py/numfmt.h"

@@ -1,3 +1,10 @@
+/* Python's spellings (pystr.h): str() and repr() of values loaded from
+ * JSON -- repr() of a str with Python's choice of quote, its escapes and
+ * its printable test (a table of the non-printable Unicode ranges that
+ * real text holds) --, msprobe's formula-injection test, and the plain
+ * decimal syntax float() and int() accept. Invalid UTF-8 is passed through
+ * byte by byte rather than refused: a cell must still be written.
+ */
 #include "py/pystr.h"
 #include "py/numfmt.h"
 
