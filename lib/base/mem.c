@@ -2,9 +2,8 @@
  * one line and status 1, so no caller carries a NULL check for a failure
  * it could not recover from anyway. Every size product is checked for
  * overflow before it reaches malloc. grow_array is the one growth policy
- * of arrays (half again, at least 16 elements), behind GROW; grow_table
- * the one of the small open-addressing tables kept beside strmap, which
- * grows its own.
+ * of arrays (half again, at least 16 elements), behind GROW. (That of the
+ * small hash tables, grow_table, is inline in mem.h.)
  */
 #include "base/mem.h"
 #include "base/log.h"
@@ -81,25 +80,4 @@ void grow_array_zeroed(void **items, size_t *cap, size_t need, size_t size)
     grow_array(items, cap, need, size);
     if (*cap > old)
         memset((char *)*items + old * size, 0, (*cap - old) * size);
-}
-
-void grow_table(void **slots, size_t *cap, size_t first, size_t size, int (*used)(const void *slot),
-                uint64_t (*hash)(const void *slot))
-{
-    size_t n = *cap ? *cap * 2 : first;
-    if (*cap > SIZE_MAX / 2)
-        out_of_memory(SIZE_MAX);
-    unsigned char *old = *slots, *t = xcalloc(n, size);
-    for (size_t i = 0; i < *cap; i++) {
-        const unsigned char *s = old + i * size;
-        if (!used(s))
-            continue;
-        size_t j = (size_t)hash(s) & (n - 1);
-        while (used(t + j * size))
-            j = (j + 1) & (n - 1);
-        memcpy(t + j * size, s, size);
-    }
-    free(old);
-    *slots = t;
-    *cap = n;
 }

@@ -219,7 +219,8 @@ static int on_row(void *ctx, const mcsv_row *row)
         GROW(out->row_series, out->rows_cap, out->nrows + 1);
         GROW(out->row_step, cap, out->nrows + 1);
     }
-    GROW(out->values, out->values_cap, (out->nrows + 1) * nv);
+    if ((out->nrows + 1) * nv > out->values_cap)   /* GROW is a call: not on every row */
+        GROW(out->values, out->values_cap, (out->nrows + 1) * nv);
     out->row_series[out->nrows] = (uint32_t)row->series;
     out->row_step[out->nrows] = row->step;
     double *v = out->values + out->nrows * nv;
