@@ -4,7 +4,7 @@
  * value checked and stored into the command's struct at the offset its
  * table entry names. Errors are usage errors: one line, with a "did you
  * mean" from an edit distance over the shown spellings. --help, --version
- * and --help-man are answered here (return 1), so commands only see the
+ * and --help-man are answered here (OPTS_DONE), so commands only see the
  * values.
  */
 #include "base/opts.h"
