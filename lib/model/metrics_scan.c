@@ -94,7 +94,10 @@ static double add_eps(double x, int mode)
 }
 
 /* numpy's complex division (Smith's method) of a by the real b promoted
- * to complex; float and double versions. */
+ * to complex; float and double versions. The two are kept apart on
+ * purpose, as are cabs_f and cabs_d below: numpy computes complex64 in
+ * float, and one double version rounded to float would differ from it in
+ * the last bit. */
 static void cdiv_f(float ar, float ai, float br, float *qr, float *qi)
 {
     const float bi = 0.0f;
