@@ -114,6 +114,34 @@ static void rank_job_free(rank_job *j)
     free(j->page_path);
 }
 
+/* Keep in a and b the names both hold (in a's order, b's entries at the
+ * same places). 0. */
+static int common_names(dumptree_list *a, dumptree_list *b)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        size_t j = 0;
+        while (j < b->n && strcmp(a->v[i].name, b->v[j].name) != 0)
+            j++;
+        if (j == b->n) {
+            free(a->v[i].name);
+            free(a->v[i].path);
+            continue;
+        }
+        /* b's match goes to place w (swapped, so nothing is lost) */
+        dumptree_dir t = b->v[w];
+        b->v[w] = b->v[j];
+        b->v[j] = t;
+        a->v[w++] = a->v[i];
+    }
+    for (size_t j = w; j < b->n; j++) {
+        free(b->v[j].name);
+        free(b->v[j].path);
+    }
+    a->n = b->n = w;
+    return 0;
+}
+
 /* The pairs of rank directories of two step directories: by name; one
  * rank/proc directory on each side pairs whatever its name. */
 static int pair_ranks(const char *npu, const char *bench, const char *step, long stepno, run_ctx *rc,
@@ -132,6 +160,14 @@ static int pair_ranks(const char *npu, const char *bench, const char *step, long
         res = err_input(npu, "holds no rank directory");
     int single = bench && nr.n == 1 && br.n == 1 && nr.v[0].naming != DUMPTREE_NUMBERED &&
                  br.v[0].naming != DUMPTREE_NUMBERED;
+    if (res == 0 && bench && !single && graph_newest_rules(rc->o)) {
+        /* the newest msprobe compares the ranks both runs have */
+        res = common_names(&nr, &br);
+        if (res == 0 && nr.n == 0)
+            res = err_input(bench, "has none of the ranks of %s: The ranks in the two runs are completely "
+                                   "different. Unable to match the ranks.",
+                            npu);
+    }
     if (res == 0 && bench && !single) {
         int same = nr.n == br.n;
         for (size_t i = 0; i < nr.n && same; i++)
@@ -208,7 +244,13 @@ static int plan(const char *npu, const char *bench, run_ctx *rc)
         return -1;
     }
     int res = 0;
-    if (bench) {
+    if (bench && graph_newest_rules(rc->o)) {
+        /* the newest msprobe compares the steps both runs have */
+        common_names(&ns, &bs);
+        if (ns.n == 0)
+            res = err_input(bench, "has none of the steps of %s: Two steps cannot obtain intersection.", npu);
+    }
+    if (bench && res == 0) {
         int same = ns.n == bs.n;
         for (size_t i = 0; i < ns.n && same; i++)
             same = !strcmp(ns.v[i].name, bs.v[i].name);
