@@ -30,7 +30,10 @@ Cases:
                  (the newest msprobe gives them the backward twin of their
                  forward's parent, or the root), with a parent that has no
                  backward twin and a downsample Sequential whose path is
-                 deeper than its parent's.
+                 deeper than its parent's; `bench_extra` calls a module the
+                 target does not have three times at the root (the newest
+                 msprobe numbers such Bench nodes' micro steps by their call
+                 counter).
   recompute      the newest msprobe's dumps (level mix) of a Megatron-like
                  model whose layers are checkpointed: each recomputed layer's
                  forward and backward at the root (the newest msprobe moves
@@ -420,7 +423,7 @@ class Trace:
 
 # ---- inplace -----------------------------------------------------------------------
 
-def inplace_rank(s):
+def inplace_rank(s, extra=False):
     """conv1, then layer1.0 (a BasicBlock: conv1, bn1, relu, conv2, bn2, a
     downsample Sequential, relu again, all in place), head inside a wrapper
     module, fc. Backward in reverse: after an in-place ReLU the hooks of the
@@ -445,6 +448,9 @@ def inplace_rank(s):
     head_api = tr.api("Functional.linear", head)
     fc = tr.module("fc", "Linear", None)
     fc_api = tr.api("Functional.linear", fc)
+    if extra:
+        for _ in range(3):      # called three times at the root, a module the target has not
+            tr.module("fc2", "Linear", None)
     loss = tr.api("Functional.cross_entropy", None)
     tr.api_backward(loss, None)
     # backward: fc and the block correct; inside the block each module
@@ -475,6 +481,7 @@ def inplace_rank(s):
 def inplace():
     for side, s in (("target", 1.001), ("bench", 1.0)):
         inplace_rank(s).save(f"{OUT}/inplace/{side}/statistics/step0/rank")
+    inplace_rank(1.0, extra=True).save(f"{OUT}/inplace/bench_extra/statistics/step0/rank")
 
 
 # ---- recompute ---------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "model/overflow.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,35 @@ static long split(const graph *g, int32_t *ids)
         ids[k] = (int32_t)m;
     }
     return m + 1;
+}
+
+/* int() of a node id's last '.'-separated part, 0 when Python's int()
+ * would refuse it (blanks around, a sign, '_' between digits allowed). */
+static int32_t call_counter(const gnode *nd)
+{
+    const char *dot = memrchr(nd->id, '.', nd->idlen);
+    const char *s = dot ? dot + 1 : nd->id, *e = nd->id + nd->idlen;
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\v' || *s == '\f'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || e[-1] == '\v' || e[-1] == '\f'))
+        e--;
+    int neg = s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+'))
+        s++;
+    long long v = 0;
+    int digits = 0;
+    for (const char *p = s; p < e; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (v < 100000000000LL)
+                v = v * 10 + (*p - '0');
+            digits++;
+        } else if (!(*p == '_' && p > s && p + 1 < e && p[-1] != '_' && p[1] >= '0' && p[1] <= '9')) {
+            return 0;
+        }
+    }
+    if (!digits || v > INT32_MAX)
+        return 0;
+    return (int32_t)(neg ? -v : v);
 }
 
 /* The id matched_node_link ends with: the counterpart's name. */
@@ -80,14 +110,15 @@ void graph_micro_steps(graph *n, graph *b)
     if (!b)
         return;
     /* Bench root children left without one: msprobe takes their call
-     * counter for a micro step (spec §10 #2); we split them as the NPU's. */
+     * counter for a micro step (spec §10 #2); the .vis splits them as the
+     * NPU's, the .vis.db, the newest msprobe's file, keeps its numbers. */
     gnode *broot = &b->nodes[0];
     ids = xmalloc_array(broot->nsub + 1, sizeof *ids);
     b->micro_steps = split(b, ids);
     for (uint32_t k = 0; k < broot->nsub; k++) {
         gnode *nd = &b->nodes[broot->sub[k]];
         if (!nd->has_micro) {
-            nd->micro = ids[k];
+            nd->micro = b->newest ? call_counter(nd) : ids[k];
             nd->has_micro = 1;
         }
     }
