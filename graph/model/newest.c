@@ -321,29 +321,36 @@ void graph_recompute(graph *g)
         const gnode *c = &g->nodes[root->sub[k]];
         if (graph_name_op_newest(c->id, c->idlen) != GOP_MODULE)
             continue;
+        /* msprobe tests the stack first; the names, cheaper, go first here
+         * (the same nodes pass) */
+        int twin_seen = strmap_get(&seen, c->id, c->idlen) != NULL;
+        if (!twin_seen) {
+            if (!recomputed_by_name(c->id, c->idlen))
+                continue;
+            other_direction(&t, c->id, c->idlen);
+            if (!strmap_get(&children, t.buf, t.len))
+                continue;
+        }
         if (g->rd->framework_pytorch) {
             /* a backward has no stack: its forward's tells */
             size_t pre = graph_backward_numbered(c->id, c->idlen);
             const char *fid = c->id;
+            strbuf f = STRBUF_INIT;
             if (pre) {
-                forward_twin(&t, c->id, c->idlen, pre);
-                fid = t.buf;
+                forward_twin(&f, c->id, c->idlen, pre);
+                fid = f.buf;
             }
             const stack_info *si = stack_find(&g->rd->stack, fid);
-            if (!si || !recomputed_by_stack(si->value))
+            int by_stack = si && recomputed_by_stack(si->value);
+            sb_free(&f);
+            if (!by_stack)
                 continue;
         }
-        int take = strmap_get(&seen, c->id, c->idlen) != NULL;
-        if (!take && recomputed_by_name(c->id, c->idlen)) {
-            other_direction(&t, c->id, c->idlen);
-            if (strmap_get(&children, t.buf, t.len)) {
-                take = 1;
-                int added;
-                strmap_put(&seen, arena_strndup(&mem, t.buf, t.len), t.len, 0, &added);
-            }
+        if (!twin_seen) {
+            /* t still holds the twin */
+            int added;
+            strmap_put(&seen, arena_strndup(&mem, t.buf, t.len), t.len, 0, &added);
         }
-        if (!take)
-            continue;
         size_t pl = layer_prefix(c->id, c->idlen);
         int added;
         size_t *li = strmap_put(&prefixes, c->id, pl, nl, &added);
