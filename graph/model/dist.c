@@ -1,7 +1,10 @@
 /* Links between the communication nodes of the ranks of a step (spec §7):
  * every Distributed.* node gets a unique id per rank -- its peer or group
  * and its running count -- and each is matched with the node of the same
- * id (a send's with the recv's) in the ranks it talks to. */
+ * id (a send's with the recv's) in the ranks it talks to. Two dialects
+ * share the ids, targets and links here: msprobe 8.1.0's (the .vis: its
+ * graphs' nodes and items) and the newest msprobe's (the .vis.db: what it
+ * reads back from its file). */
 #include "graph/model/dist.h"
 #include "graph/model/items.h"
 #include "graph/model/steps.h"
@@ -181,6 +184,40 @@ static char *counted(arena *a, strmap *counts, const char *gid)
     return uid;
 }
 
+/* cn's unique id: its group id `gid` and how often the rank met it (§7.2) */
+static void unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid, arena *a)
+{
+    cn->uid = counted(a, counts, sb_str(gid));
+    int added;
+    *strmap_put(&rc->by_uid, cn->uid, strlen(cn->uid), (size_t)cn->node, &added) = (size_t)cn->node;
+}
+
+/* Node i of rc's graph as a communication node (its id starts with
+ * "Distributed"; the api is its second part), appended to rc->v; NULL when
+ * it is none. */
+static comm_node *add_comm(rank_comm *rc, size_t *cap, size_t i, arena *a)
+{
+    const gnode *nd = &rc->g->nodes[i];
+    if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
+        return NULL;
+    const char *dot = memchr(nd->id, '.', nd->idlen);
+    if (!dot)
+        return NULL;   /* msprobe raises on such a name */
+    const char *end = memchr(dot + 1, '.', nd->idlen - (size_t)(dot + 1 - nd->id));
+    size_t alen = end ? (size_t)(end - dot - 1) : nd->idlen - (size_t)(dot + 1 - nd->id);
+    GROW(rc->v, *cap, rc->n + 1);
+    comm_node *cn = &rc->v[rc->n];
+    memset(cn, 0, sizeof *cn);
+    cn->node = (long)i;
+    cn->api = arena_strndup(a, dot + 1, alen);
+    char key[32];
+    int kl = snprintf(key, sizeof key, "%zu", i);
+    int added;
+    strmap_put(&rc->by_node, arena_strndup(a, key, (size_t)kl), (size_t)kl, rc->n, &added);
+    rc->n++;
+    return cn;
+}
+
 static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
 {
     memset(rc, 0, sizeof *rc);
@@ -195,23 +232,10 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
     file_guard_begin(&guard, &g->rd->dump);
     for (size_t i = 0; i < g->n; i++) {
         const gnode *nd = &g->nodes[i];
-        if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
+        comm_node *cn = add_comm(rc, &cap, i, a);
+        if (!cn)
             continue;
-        const char *dot = memchr(nd->id, '.', nd->idlen);
-        if (!dot)
-            continue;   /* msprobe raises on such a name */
-        const char *end = memchr(dot + 1, '.', nd->idlen - (size_t)(dot + 1 - nd->id));
-        size_t alen = end ? (size_t)(end - dot - 1) : nd->idlen - (size_t)(dot + 1 - nd->id);
-        GROW(rc->v, cap, rc->n + 1);
-        comm_node *cn = &rc->v[rc->n];
-        memset(cn, 0, sizeof *cn);
-        cn->node = (long)i;
-        cn->api = arena_strndup(a, dot + 1, alen);
-        char key[32];
-        int kl = snprintf(key, sizeof key, "%zu", i);
         int added;
-        strmap_put(&rc->by_node, arena_strndup(a, key, (size_t)kl), (size_t)kl, rc->n, &added);
-        rc->n++;
         if (gitems_read(it, g->rd, nd->entry) != 0) {
             err_clear();
             continue;
@@ -257,17 +281,15 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
             if (cn->param) {
                 sb_addf(&gid, "%srank", cn->api);
                 str_of(&gid, cn->param);
-                cn->uid = counted(a, &counts, sb_str(&gid));
+                unique_id(rc, cn, &counts, &gid, a);
             } else {
                 log_warn_as(CANNOT, "The parameter %s of node %s does not exist, cannot match distributed node in "
                                     "rank%ld", rule->param, nd->id, g->rank);
             }
         } else if (cn->group_id) {
             sb_addf(&gid, "%s%s", cn->group_id, cn->api);
-            cn->uid = counted(a, &counts, sb_str(&gid));
+            unique_id(rc, cn, &counts, &gid, a);
         }
-        if (cn->uid)
-            *strmap_put(&rc->by_uid, cn->uid, strlen(cn->uid), i, &added) = i;
         sb_free(&gid);
     }
     if (file_guard_end(&guard) != 0)
@@ -374,23 +396,9 @@ static void read_rank_db(rank_comm *rc, graph *g, arena *a, gitems *it)
     for (size_t o = 0; o < norder; o++) {
         size_t i = order[o];
         const gnode *nd = &g->nodes[i];
-        if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
+        comm_node *cn = add_comm(rc, &cap, i, a);
+        if (!cn)
             continue;
-        const char *dot = memchr(nd->id, '.', nd->idlen);
-        if (!dot)
-            continue;   /* msprobe raises on such a name */
-        const char *end = memchr(dot + 1, '.', nd->idlen - (size_t)(dot + 1 - nd->id));
-        size_t alen = end ? (size_t)(end - dot - 1) : nd->idlen - (size_t)(dot + 1 - nd->id);
-        GROW(rc->v, cap, rc->n + 1);
-        comm_node *cn = &rc->v[rc->n];
-        memset(cn, 0, sizeof *cn);
-        cn->node = (long)i;
-        cn->api = arena_strndup(a, dot + 1, alen);
-        char key[32];
-        int kl = snprintf(key, sizeof key, "%zu", i);
-        int added;
-        strmap_put(&rc->by_node, arena_strndup(a, key, (size_t)kl), (size_t)kl, rc->n, &added);
-        rc->n++;
         if (!strcmp(cn->api, "batch_isend_irecv"))
             continue;
         if (gitems_read(it, g->rd, nd->entry) != 0) {
@@ -405,14 +413,12 @@ static void read_rank_db(rank_comm *rc, graph *g, arena *a, gitems *it)
         if (rule && rule->p2p) {
             if (cn->param_text) {
                 sb_addf(&gid, "%srank%s", cn->api, cn->param_text);
-                cn->uid = counted(a, &counts, sb_str(&gid));
+                unique_id(rc, cn, &counts, &gid, a);
             }
         } else if (cn->group_id) {
             sb_addf(&gid, "%s%s", cn->group_id, cn->api);
-            cn->uid = counted(a, &counts, sb_str(&gid));
+            unique_id(rc, cn, &counts, &gid, a);
         }
-        if (cn->uid)
-            *strmap_put(&rc->by_uid, cn->uid, strlen(cn->uid), i, &added) = i;
         sb_free(&gid);
     }
     if (file_guard_end(&guard) != 0)
