@@ -38,7 +38,7 @@ endif
 # lib/ is the library (libmsprobe.a, lib/ alone); every subcommand family
 # lives in its own folder (libcommands.a); cmd/ only dispatches. Test-only
 # writers (npy, pt, zip) live in tests/support (libtestsupport.a).
-SUBDIRS  := compare parse nan_analyze config_check monitor graph
+SUBDIRS  := compare parse nan_analyze config_check monitor graph train
 LIB_SRC  := $(shell find lib -name '*.c' | LC_ALL=C sort)
 SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
