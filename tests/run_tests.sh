@@ -32,7 +32,7 @@ for t in "$BUILD"/tests/test_*; do
 done
 
 for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh \
-    tests/monitor_conformance.sh tests/conformance_graph.sh; do
+    tests/monitor_conformance.sh tests/conformance_graph.sh tests/conformance_train.sh; do
     [ -f "$s" ] || continue
     echo "== $s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
@@ -59,7 +59,9 @@ fi
 # is what it tests; skipped, and said so, without chromium)
 case "$BUILD" in build-asan*|build-clang*) ;; *)
     echo "== tests/browser_graph.sh ($BUILD)"
-    sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
+    sh tests/browser_graph.sh "$BUILD" || fail=1
+    echo "== tests/browser_train.sh ($BUILD)"
+    sh tests/browser_train.sh "$BUILD" || fail=1 ;;
 esac
 
 # A compare under valgrind (plain builds only: it cannot run ASan binaries,
