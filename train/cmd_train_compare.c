@@ -150,18 +150,23 @@ static train_check *check_add(check_list *l, const char *metric, size_t len)
     return c;
 }
 
+static int no_thresholds(const char *metric)
+{
+    return err_set(ERR_USAGE, NULL, "'%s' has no thresholds in Megatron's table (%s, ...); give its tests with "
+                                    "--check '%s:rtol=0.05'",
+                   metric, train_threshold_metrics[0], metric);
+}
+
+/* A metric with the thresholds of Megatron's table; a pattern gets them
+ * per metric it matches (ntests 0 until then). */
 static int with_table(check_list *l, const char *metric, size_t len)
 {
     train_check *c = check_add(l, metric, len);
-    if (train_thresholds(c->metric, c))
+    if (strpbrk(c->metric, "*?[")) {
+        c->ntests = 0;
         return 0;
-    if (strpbrk(c->metric, "*?["))
-        return err_set(ERR_USAGE, NULL, "the pattern '%s' has no thresholds in Megatron's table; give its tests with "
-                                        "--check '%s:rtol=0.05'",
-                       c->metric, c->metric);
-    return err_set(ERR_USAGE, NULL, "'%s' has no thresholds in Megatron's table (%s, ...); give its tests with "
-                                    "--check '%s:rtol=0.05'",
-                   c->metric, train_threshold_metrics[0], c->metric);
+    }
+    return train_thresholds(c->metric, c) ? 0 : no_thresholds(c->metric);
 }
 
 /* METRICS of a model_config.yaml, or Megatron's default. */
@@ -323,6 +328,10 @@ static int expand_patterns(check_list *l, const curves *golden, const char *gold
                 char *keep = d->metric;
                 *d = *c;
                 d->metric = keep;
+                if (!c->ntests && !train_thresholds(d->metric, d)) {
+                    checks_free(&out);
+                    return no_thresholds(golden->v[k].name);
+                }
                 found++;
             }
         if (!found) {

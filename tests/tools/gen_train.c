@@ -9,9 +9,10 @@
  *       "layers.{i}/grad-norm"; --tensor writes every scalar as a
  *       one-element tensor (float, double, half and bfloat16 in turn, the
  *       newer writers' form), --text adds the arguments as text summaries
- *   gen_train --log FILE [--steps 100] [--mb 0] [--seed 1] [--drift 0]
+ *   gen_train --log FILE [--tags 8] [--steps 100] [--mb 0] [--seed 1] [--drift 0]
  *       a Megatron-LM training log (training_log's lines, the argument
- *       dump, validation lines every 50 iterations); --mb: as many
+ *       dump, validation lines every 50 iterations) of the same curves as
+ *       the event files of the same seed and tags; --mb: as many
  *       iterations as make that many megabytes
  *
  * The curves are a decaying loss with noise; --drift scales the noise of a
@@ -194,7 +195,7 @@ static int gen_tb(const char *dir, int tags, long steps, int files, double drift
     return 0;
 }
 
-static int gen_log(const char *path, long steps, double mb, double drift)
+static int gen_log(const char *path, int tags, long steps, double mb, double drift)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -213,8 +214,14 @@ static int gen_log(const char *path, long steps, double mb, double drift)
     uint64_t limit = mb > 0 ? (uint64_t)(mb * 1e6) : 0;
     long total = limit ? 100000000 : steps;
     for (long s = 1; s <= total; s++) {
-        double loss = value_of(0, s, drift), gn = value_of(1, s, drift), nz = value_of(2, s, drift);
-        double it = value_of(3, s, drift), lr = value_of(4, s, drift);
+        /* the same draws as the event files of the same seed and tags */
+        double v[NBASE] = {0};
+        for (int t = 0; t < tags; t++) {
+            double x = value_of(t, s, drift);
+            if (t < NBASE)
+                v[t] = x;
+        }
+        double loss = v[0], gn = v[1], nz = v[2], it = v[3], lr = v[4];
         fprintf(f,
                 " [2025-01-01 10:00:00.000000] iteration %8ld/%8ld | consumed samples: %12ld | elapsed time per "
                 "iteration (ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: %.6E | global batch "
@@ -289,5 +296,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: gen_train --tb DIR | --log FILE [--tags N] [--steps N] [--files N] [--seed N]\n");
         return 2;
     }
-    return tb ? gen_tb(tb, tags, steps, files, drift, as_tensor, text) : gen_log(log, steps, mb, drift);
+    return tb ? gen_tb(tb, tags, steps, files, drift, as_tensor, text) : gen_log(log, tags, steps, mb, drift);
 }
