@@ -96,7 +96,12 @@ typedef struct {
     int (*scalar)(void *ctx, const tfevents_value *v);
     int (*text)(void *ctx, const tfevents_value *v);      /* may be NULL */
     int (*restart)(void *ctx, int64_t step);              /* may be NULL */
+    /* every TFEVENTS_PROGRESS bytes: the records before `offset` are done
+     * (a mapped file's pages there may be let go); may be NULL */
+    void (*progress)(void *ctx, size_t offset);
 } tfevents_sink;
+
+enum { TFEVENTS_PROGRESS = 32 << 20 };
 
 typedef struct {
     uint64_t records, scalars, texts;

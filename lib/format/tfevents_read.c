@@ -349,6 +349,7 @@ int tfevents_read(const char *path, const void *data, size_t size, const tfevent
     tfrecord_reader rd;
     tfrecord_reader_init(&rd, path, data, size);
     where w = {path, 0};
+    size_t next_progress = TFEVENTS_PROGRESS;
     for (;;) {
         const uint8_t *rec;
         size_t len;
@@ -366,5 +367,9 @@ int tfevents_read(const char *path, const void *data, size_t size, const tfevent
         int rc = event(&w, rec, len, sink, st);
         if (rc != 0)
             return rc;
+        if (sink->progress && rd.pos >= next_progress) {
+            sink->progress(sink->ctx, rd.pos);
+            next_progress = rd.pos + TFEVENTS_PROGRESS;
+        }
     }
 }

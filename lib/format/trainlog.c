@@ -14,14 +14,38 @@
 #include <string.h>
 #include <strings.h>
 
+/* A name met in the log: its series, or -1 when the caller does not want
+ * it (decided once per name). */
+typedef struct {
+    char *name;
+    size_t len;
+    long series;
+} known_name;
+
+enum { FIELD_CACHE = 64 };
+
 struct trainlog_state {
     const char *path;
     curves *out;
-    size_t **lines;          /* per series, the line of each value */
-    size_t nlines;           /* series with a lines array */
+    int (*want)(void *ctx, const char *name, size_t len);
+    void *want_ctx;
+    strmap names;            /* name -> position in known */
+    known_name *known;
+    size_t nknown, knowncap;
+    /* the k-th "key: value" field of the last Megatron line: lines repeat
+     * their fields in the same order, so one memcmp of the printed key
+     * finds its series (and whether its value is wanted at all) */
+    struct {
+        char *key;          /* as printed */
+        size_t len;
+        long known;
+        double scale;
+    } field[FIELD_CACHE];
     int in_args;             /* inside Megatron's argument dump */
     int64_t mf_step;         /* the step of the last MindFormers loss line, -1 none */
     size_t recognised;
+    const char *data;        /* the whole log, when trainlog_parse reads it (to name lines) */
+    size_t size;
 };
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
@@ -105,25 +129,33 @@ static int number(const char *s, size_t n, double *x)
     return e == buf + n && e != buf ? 0 : -1;
 }
 
-static void note_line(trainlog_state *st, curve *s, size_t line)
+static long known_of(trainlog_state *st, const char *name, size_t len)
 {
-    size_t ci = (size_t)(s - st->out->v);
-    if (ci >= st->nlines) {
-        size_t n = st->out->n;
-        st->lines = xrealloc(st->lines, n * sizeof *st->lines);
-        memset(st->lines + st->nlines, 0, (n - st->nlines) * sizeof *st->lines);
-        st->nlines = n;
-    }
-    /* the lines array grows with the series' values (same capacity) */
-    st->lines[ci] = xrealloc(st->lines[ci], s->cap * sizeof **st->lines);
-    st->lines[ci][s->n - 1] = line;
+    size_t *at = strmap_get(&st->names, name, len);
+    if (at)
+        return (long)*at;
+    GROW(st->known, st->knowncap, st->nknown + 1);
+    known_name *k = &st->known[st->nknown];
+    k->name = xstrndup(name, len);
+    k->len = len;
+    k->series = -1;
+    if (!st->want || st->want(st->want_ctx, name, len))
+        k->series = (long)(curves_get(st->out, name, len) - st->out->v);
+    int added;
+    strmap_put(&st->names, k->name, len, st->nknown, &added);
+    return (long)st->nknown++;
 }
 
-static void put(trainlog_state *st, const char *name, size_t len, int64_t step, double x, size_t line)
+static void push(trainlog_state *st, long known, int64_t step, double x)
 {
-    curve *s = curves_get(st->out, name, len);
-    curve_push(s, step, x, CV_FLOAT);
-    note_line(st, s, line);
+    long series = st->known[known].series;
+    if (series >= 0)
+        curve_push(&st->out->v[series], step, x, CV_FLOAT);
+}
+
+static void put(trainlog_state *st, const char *name, size_t len, int64_t step, double x)
+{
+    push(st, known_of(st, name, len), step, x);
 }
 
 /* A Megatron field's printed name, as its TensorBoard tag; scale is what
@@ -145,7 +177,7 @@ static const char *megatron_tag(const char *k, size_t n, double *scale)
     };
     *scale = 1;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strlen(map[i].printed) == n && !memcmp(map[i].printed, k, n)) {
+        if (map[i].printed[0] == k[0] && strlen(map[i].printed) == n && !memcmp(map[i].printed, k, n)) {
             *scale = map[i].scale;
             return map[i].tag;
         }
@@ -154,9 +186,10 @@ static const char *megatron_tag(const char *k, size_t n, double *scale)
 
 /* "key: value" fields separated by '|' in s[0..n); `suffix` mode names
  * validation fields. */
-static void megatron_fields(trainlog_state *st, const char *s, size_t n, int64_t step, size_t line, const char *vsuffix,
+static void megatron_fields(trainlog_state *st, const char *s, size_t n, int64_t step, const char *vsuffix,
                             size_t vslen)
 {
+    int ordinal = 0;
     while (n) {
         const char *bar = memchr(s, '|', n);
         size_t flen = bar ? (size_t)(bar - s) : n;
@@ -176,10 +209,39 @@ static void megatron_fields(trainlog_state *st, const char *s, size_t n, int64_t
         const char *k = f;
         size_t kl = (size_t)(colon - f);
         trim(&k, &kl);
-        double x;
-        if (!kl || number(colon + 1, (size_t)(f + fl - colon - 1), &x) != 0)
+        if (!kl)
             continue;
-        if (vsuffix) {
+        const char *v = colon + 1;
+        size_t vl = (size_t)(f + fl - colon - 1);
+        double x;
+        if (!vsuffix) {
+            int at = ordinal++;
+            if (at < FIELD_CACHE && st->field[at].key && st->field[at].len == kl && !memcmp(st->field[at].key, k, kl)) {
+                long kn = st->field[at].known;
+                if (st->known[kn].series >= 0 && number(v, vl, &x) == 0)
+                    push(st, kn, step, x * st->field[at].scale);
+                continue;
+            }
+            if (number(v, vl, &x) != 0) {
+                ordinal--;
+                continue;
+            }
+            double scale;
+            const char *tag = megatron_tag(k, kl, &scale);
+            long kn = tag ? known_of(st, tag, strlen(tag)) : known_of(st, k, kl);
+            if (at < FIELD_CACHE) {
+                free(st->field[at].key);
+                st->field[at].key = xstrndup(k, kl);
+                st->field[at].len = kl;
+                st->field[at].known = kn;
+                st->field[at].scale = scale;
+            }
+            push(st, kn, step, x * scale);
+            continue;
+        }
+        if (number(v, vl, &x) != 0)
+            continue;
+        {
             /* "lm loss value" -> "lm loss validation", "lm loss PPL" -> "... validation ppl" */
             char name[600];
             int ppl = kl > 4 && !memcmp(k + kl - 4, " PPL", 4), val = kl > 6 && !memcmp(k + kl - 6, " value", 6);
@@ -188,15 +250,8 @@ static void megatron_fields(trainlog_state *st, const char *s, size_t n, int64_t
             size_t base = kl - (ppl ? 4 : 6);
             int w = snprintf(name, sizeof name, "%.*s validation%.*s%s", (int)base, k, (int)vslen, vsuffix,
                              ppl ? " ppl" : "");
-            put(st, name, (size_t)w, step, x, line);
-            continue;
+            put(st, name, (size_t)w, step, x);
         }
-        double scale;
-        const char *tag = megatron_tag(k, kl, &scale);
-        if (tag)
-            put(st, tag, strlen(tag), step, x * scale, line);
-        else
-            put(st, k, kl, step, x, line);
     }
 }
 
@@ -220,7 +275,7 @@ static int uint_at(const char **p, const char *end, int64_t *v)
     return 0;
 }
 
-static int megatron_line(trainlog_state *st, const char *s, size_t n, size_t line)
+static int megatron_line(trainlog_state *st, const char *s, size_t n)
 {
     const char *end = s + n, *it = find(s, n, "iteration ");
     if (!it || (it > s && it[-1] != ' ' && it[-1] != ']'))
@@ -239,7 +294,7 @@ static int megatron_line(trainlog_state *st, const char *s, size_t n, size_t lin
             p++;
         if (p == end || *p != '|')
             return 0;
-        megatron_fields(st, p + 1, (size_t)(end - p - 1), step, line, v + 10, (size_t)(at - v - 10));
+        megatron_fields(st, p + 1, (size_t)(end - p - 1), step, v + 10, (size_t)(at - v - 10));
         return 1;
     }
     if (p == end || *p != '/')
@@ -251,7 +306,7 @@ static int megatron_line(trainlog_state *st, const char *s, size_t n, size_t lin
         p++;
     if (p == end || *p != '|')
         return 0;
-    megatron_fields(st, p + 1, (size_t)(end - p - 1), step, line, NULL, 0);
+    megatron_fields(st, p + 1, (size_t)(end - p - 1), step, NULL, 0);
     return 1;
 }
 
@@ -288,7 +343,7 @@ static int mf_number(const char *s, size_t n, const char *unit, double *x)
     return number(s, n, x);
 }
 
-static int mindformers_line(trainlog_state *st, const char *s, size_t n, size_t line)
+static int mindformers_line(trainlog_state *st, const char *s, size_t n)
 {
     const char *end = s + n, *p;
     int64_t step;
@@ -303,7 +358,7 @@ static int mindformers_line(trainlog_state *st, const char *s, size_t n, size_t 
         double x;
         if (number(b, (size_t)(sp - b), &x) != 0)
             return 0;
-        put(st, "throughput", 10, st->mf_step, x, line);
+        put(st, "throughput", 10, st->mf_step, x);
         st->mf_step = -1;
         return 1;
     }
@@ -321,7 +376,7 @@ static int mindformers_line(trainlog_state *st, const char *s, size_t n, size_t 
         const char *k = q;
         size_t kl = (size_t)(colon - q);
         trim(&k, &kl);
-        put(st, k, kl, step, x, line);
+        put(st, k, kl, step, x);
         return 1;
     }
     if (p == end || *p != ',')
@@ -355,24 +410,24 @@ static int mindformers_line(trainlog_state *st, const char *s, size_t n, size_t 
                 v++;
             }
             if (number(v, vl, &x) == 0)
-                put(st, "loss", 4, step, x, line), any = 1;
+                put(st, "loss", 4, step, x), any = 1;
         } else if (kl == 13 && !memcmp(k, "per_step_time", 13)) {
             if (mf_number(v, vl, "ms", &x) == 0)
-                put(st, "iteration-time", 14, step, x, line);
+                put(st, "iteration-time", 14, step, x);
         } else if (kl == 2 && !memcmp(k, "lr", 2)) {
             if (mf_number(v, vl, NULL, &x) == 0)
-                put(st, "learning-rate", 13, step, x, line);
+                put(st, "learning-rate", 13, step, x);
         } else if (kl == 10 && !memcmp(k, "loss_scale", 10)) {
             if (mf_number(v, vl, NULL, &x) == 0)
-                put(st, "loss-scale", 10, step, x, line);
+                put(st, "loss-scale", 10, step, x);
         } else if (kl == 11 && !memcmp(k, "global_norm", 11)) {
             if (mf_number(v, vl, NULL, &x) == 0)
-                put(st, "grad-norm", 9, step, x, line);
+                put(st, "grad-norm", 9, step, x);
         } else if (kl == 24 && !memcmp(k, "train_throughput_per_npu", 24)) {
             if (mf_number(v, vl, "T", &x) == 0)
-                put(st, "model-flops-throughput-per-npu", 30, step, x, line);
+                put(st, "model-flops-throughput-per-npu", 30, step, x);
         } else if (kl && mf_number(v, vl, NULL, &x) == 0) {
-            put(st, k, kl, step, x, line);
+            put(st, k, kl, step, x);
         }
     }
     if (!any)
@@ -403,16 +458,19 @@ static int args_line(trainlog_state *st, const char *s, size_t n)
     return 1;
 }
 
-trainlog_state *trainlog_begin(const char *path, curves *out)
+trainlog_state *trainlog_begin(const char *path, curves *out, int (*want)(void *, const char *, size_t), void *ctx)
 {
     trainlog_state *st = xcalloc(1, sizeof *st);
     st->path = path;
     st->out = out;
+    st->want = want;
+    st->want_ctx = ctx;
+    strmap_init(&st->names, 64);
     st->mf_step = -1;
     return st;
 }
 
-int trainlog_line(trainlog_state *st, const char *s, size_t n, size_t line)
+int trainlog_line(trainlog_state *st, const char *s, size_t n)
 {
     if (n && s[n - 1] == '\r')
         n--;
@@ -425,46 +483,88 @@ int trainlog_line(trainlog_state *st, const char *s, size_t n, size_t line)
             return 0;
         st->in_args = 0;
     }
-    int got = find(s, n, "Epoch:[") ? mindformers_line(st, s, n, line) : 0;
-    if (!got && find(s, n, "samples/s/p"))
-        got = mindformers_line(st, s, n, line);
-    if (!got && find(s, n, "iteration "))
-        got = megatron_line(st, s, n, line);
+    /* Megatron's lines first: a log is made of them */
+    int got = find(s, n, "iteration ") ? megatron_line(st, s, n) : 0;
+    if (!got && (find(s, n, "Epoch:[") || find(s, n, "samples/s/p")))
+        got = mindformers_line(st, s, n);
     st->recognised += (size_t)got;
     return got;
 }
 
+typedef struct {
+    int64_t step;
+    double value;
+    size_t at;
+} step_value;
+
+static int by_step_at(const void *x, const void *y)
+{
+    const step_value *a = x, *b = y;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static int want_one(void *ctx, const char *name, size_t len)
+{
+    const char *w = ctx;
+    return strlen(w) == len && !memcmp(w, name, len);
+}
+
+/* The lines of the first two values of `name` at `step` (reading the log
+ * again: the values keep no line numbers, this is the error's path only). */
+static void find_lines(const trainlog_state *st, const char *name, int64_t step, size_t line[2])
+{
+    line[0] = line[1] = 0;
+    if (!st->data)
+        return;
+    curves c;
+    curves_init(&c);
+    trainlog_state *t = trainlog_begin(st->path, &c, want_one, (void *)name);
+    const char *p = st->data, *end = p + st->size;
+    size_t n = 0, found = 0;
+    while (p < end && found < 2) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        size_t before = c.n ? c.v[0].n : 0;
+        trainlog_line(t, p, (size_t)(le - p));
+        n++;
+        if (c.n && c.v[0].n > before && c.v[0].step[c.v[0].n - 1] == step)
+            line[found++] = n;
+        p = nl ? nl + 1 : end;
+    }
+    t->recognised = 1;
+    trainlog_end(t);
+    curves_free(&c);
+}
+
+/* Order every series by step; a step given twice must repeat its value. */
 static int settle(trainlog_state *st)
 {
     for (size_t c = 0; c < st->out->n; c++) {
         curve *s = &st->out->v[c];
-        size_t *lines = c < st->nlines ? st->lines[c] : NULL;
-        /* order positions by step (stable); a repeat must repeat the value */
-        size_t *order = xmalloc_array(s->n ? s->n : 1, sizeof *order);
-        for (size_t i = 0; i < s->n; i++)
-            order[i] = i;
-        for (size_t i = 1; i < s->n; i++) {
-            size_t x = order[i], j = i;
-            if (s->step[order[j - 1]] <= s->step[x])
-                continue;
-            while (j > 0 && s->step[order[j - 1]] > s->step[x]) {
-                order[j] = order[j - 1];
-                j--;
+        int ordered = 1;
+        for (size_t i = 1; i < s->n && ordered; i++)
+            ordered = s->step[i] > s->step[i - 1];
+        if (!ordered) {
+            step_value *v = xmalloc_array(s->n, sizeof *v);
+            for (size_t i = 0; i < s->n; i++)
+                v[i] = (step_value){s->step[i], s->value[i], i};
+            qsort(v, s->n, sizeof *v, by_step_at);
+            for (size_t i = 1; i < s->n; i++) {
+                double x = v[i - 1].value, y = v[i].value;
+                if (v[i].step == v[i - 1].step && x != y && !(isnan(x) && isnan(y))) {
+                    size_t line[2];
+                    find_lines(st, s->name, v[i].step, line);
+                    int rc = err_input(st->path, "step %lld of '%s' is given twice with different values (lines %zu "
+                                                 "and %zu); a log of two attempts at the same steps must be cut first",
+                                       (long long)v[i].step, s->name, line[0], line[1]);
+                    free(v);
+                    return rc;
+                }
             }
-            order[j] = x;
+            free(v);
         }
-        int rc = 0;
-        for (size_t i = 1; i < s->n && rc == 0; i++) {
-            size_t a = order[i - 1], b = order[i];
-            double x = s->value[a], y = s->value[b];
-            if (s->step[a] == s->step[b] && x != y && !(isnan(x) && isnan(y)))
-                rc = err_input(st->path, "step %lld of '%s' is given twice with different values (lines %zu and %zu); "
-                                         "a log of two attempts at the same steps must be cut first",
-                               (long long)s->step[a], s->name, lines ? lines[a] : 0, lines ? lines[b] : 0);
-        }
-        free(order);
-        if (rc != 0)
-            return -1;
         curve_settle(s, 1);
     }
     return 0;
@@ -479,38 +579,61 @@ int trainlog_end(trainlog_state *st)
                                  "was found");
     else
         rc = settle(st);
-    for (size_t i = 0; i < st->nlines; i++)
-        free(st->lines[i]);
-    free(st->lines);
+    for (size_t i = 0; i < st->nknown; i++)
+        free(st->known[i].name);
+    for (int k = 0; k < FIELD_CACHE; k++)
+        free(st->field[k].key);
+    free(st->known);
+    strmap_free(&st->names);
     free(st);
     return rc;
 }
 
-int trainlog_parse(const char *path, const void *data, size_t n, curves *out)
+/* Every line of data[0..n); a mapped file's pages leave the process as
+ * they are done (they stay in the page cache: the error path reads them
+ * again). */
+static int parse(const char *path, const void *data, size_t n, const mapped_file *f, curves *out,
+                 int (*want)(void *ctx, const char *name, size_t len), void *ctx)
 {
-    trainlog_state *st = trainlog_begin(path, out);
-    const char *s = data, *end = s + n;
-    size_t line = 0;
+    trainlog_state *st = trainlog_begin(path, out, want, ctx);
+    st->data = data;
+    st->size = n;
+    const char *s = data, *end = s + n, *dropped = s;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
-        trainlog_line(st, s, (size_t)(le - s), ++line);
+        trainlog_line(st, s, (size_t)(le - s));
         s = nl ? nl + 1 : end;
+        if (f && s - dropped >= (32 << 20)) {
+            file_map_drop(f, 0, (size_t)(s - (const char *)data));
+            dropped = s;
+        }
     }
     return trainlog_end(st);
+}
+
+int trainlog_parse(const char *path, const void *data, size_t n, curves *out,
+                   int (*want)(void *ctx, const char *name, size_t len), void *ctx)
+{
+    return parse(path, data, n, NULL, out, want, ctx);
+}
+
+int trainlog_parse_mapped(const char *path, const mapped_file *f, curves *out,
+                          int (*want)(void *ctx, const char *name, size_t len), void *ctx)
+{
+    return parse(path, f->data, f->size, f, out, want, ctx);
 }
 
 int trainlog_sniff(const void *data, size_t n)
 {
     curves c;
     curves_init(&c);
-    trainlog_state *st = trainlog_begin("", &c);
+    trainlog_state *st = trainlog_begin("", &c, NULL, NULL);
     const char *s = data, *end = s + (n > (1 << 16) ? (1 << 16) : n);
-    size_t line = 0;
     while (s < end && !st->recognised) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         const char *le = nl ? nl : end;
-        trainlog_line(st, s, (size_t)(le - s), ++line);
+        trainlog_line(st, s, (size_t)(le - s));
         s = nl ? nl + 1 : end;
     }
     int got = st->recognised > 0;

@@ -41,19 +41,28 @@
 #include <stddef.h>
 
 #include "format/curves.h"
+#include "base/files.h"
 
 /* Does the text look like a training log (a recognised line within its
  * first lines)? */
 int trainlog_sniff(const void *data, size_t n);
 
-/* Read the log data[0..n) (the file `path`) into out. 0 or -1. */
-int trainlog_parse(const char *path, const void *data, size_t n, curves *out);
+/* Read the log data[0..n) (the file `path`) into out, the series for
+ * which want(ctx, name) holds (want NULL: all). 0 or -1. */
+int trainlog_parse(const char *path, const void *data, size_t n, curves *out,
+                   int (*want)(void *ctx, const char *name, size_t len), void *ctx);
 
-/* One line (no line break), for tests and the fuzzer: the series it adds
- * to out at line number `line`. Returns 1 when recognised, 0 when not. */
+/* The same over a mapped file (read under the caller's guard), whose
+ * pages are let go as the reading moves on. */
+int trainlog_parse_mapped(const char *path, const mapped_file *f, curves *out,
+                          int (*want)(void *ctx, const char *name, size_t len), void *ctx);
+
+/* Line by line: trainlog_line() reads one line (no line break) and
+ * returns 1 when it recognised it, 0 when not. */
 typedef struct trainlog_state trainlog_state;
-trainlog_state *trainlog_begin(const char *path, curves *out);
-int trainlog_line(trainlog_state *st, const char *s, size_t n, size_t line);
+trainlog_state *trainlog_begin(const char *path, curves *out, int (*want)(void *ctx, const char *name, size_t len),
+                               void *ctx);
+int trainlog_line(trainlog_state *st, const char *s, size_t n);
 /* Settle the series (order by step, refuse repeats): 0 or -1; frees st. */
 int trainlog_end(trainlog_state *st);
 

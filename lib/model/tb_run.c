@@ -155,6 +155,7 @@ typedef struct {
     size_t last;                /* the previous tag, or (size_t)-1 */
     uint64_t scalars;           /* of every tag */
     strbuf name;
+    const mapped_file *file;    /* while it is read */
 } file_state;
 
 static size_t tag_index(file_state *fs, const char *tag, size_t len)
@@ -245,6 +246,14 @@ static int on_restart(void *ctx, int64_t step)
     return 0;
 }
 
+/* The pages read so far leave the process (they stay in the page cache):
+ * nothing points into them, tags are copied when first seen. */
+static void on_progress(void *ctx, size_t offset)
+{
+    file_state *fs = ctx;
+    file_map_drop(fs->file, 0, offset);
+}
+
 static void file_state_free(file_state *fs)
 {
     curves_free(&fs->c);
@@ -274,14 +283,16 @@ static int read_one(void *arg, size_t i)
     mapped_file f;
     if (file_map(j->files[i], 0, &f) != 0)
         return -1;
-    tfevents_sink sink = {fs, on_scalar, on_text, on_restart};
+    tfevents_sink sink = {fs, on_scalar, on_text, on_restart, on_progress};
     tfevents_stats st;
+    fs->file = &f;
     file_guard g;
     file_guard_begin(&g, &f);
     int rc = tfevents_read(j->files[i], f.data, f.size, &sink, &st);
     if (file_guard_end(&g) != 0)
         rc = -1;
     j->bytes[i] = f.size;
+    fs->file = NULL;
     file_unmap(&f);
     if (rc == 0 && st.truncated)
         log_warn("%s: the last record (at byte %zu) is cut short, as a training still writing leaves it: read up to "

@@ -249,7 +249,7 @@ static int read_file(const char *path, const train_read_opts *o, train_input *ou
         rc = golden_parse(path, f.data, f.size, &out->c);
     } else {
         out->kind = TRAIN_LOG;
-        rc = trainlog_parse(path, f.data, f.size, &out->c);
+        rc = trainlog_parse_mapped(path, &f, &out->c, o->want, o->want_ctx);
     }
     if (file_guard_end(&g) != 0)
         rc = -1;

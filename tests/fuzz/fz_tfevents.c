@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_init();
     span s = {data, data + size, 0, 0};
-    tfevents_sink sink = {&s, on_scalar, on_text, on_restart};
+    tfevents_sink sink = {&s, on_scalar, on_text, on_restart, NULL};
     tfevents_stats st;
     int rc = tfevents_read(fz_dir(), data, size, &sink, &st);
     fz_done(rc);

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_init();
     curves c;
     curves_init(&c);
-    int rc = trainlog_parse(fz_dir(), data, size, &c);
+    int rc = trainlog_parse(fz_dir(), data, size, &c, NULL, NULL);
     fz_done(rc);
     for (size_t m = 0; rc == 0 && m < c.n; m++)
         for (size_t i = 1; i < c.v[m].n; i++)

@@ -260,7 +260,7 @@ static int read_buf(const file_buf *f, sink_log *l, tfevents_stats *st)
 {
     memset(l, 0, sizeof *l);
     l->restart = -1;
-    tfevents_sink sink = {l, on_scalar, on_text, on_restart};
+    tfevents_sink sink = {l, on_scalar, on_text, on_restart, NULL};
     return tfevents_read("run/events.out.tfevents.1", f->buf, f->len, &sink, st);
 }
 

@@ -203,7 +203,7 @@ static void test_trainlog(void **state)
         "iteration 11 of something else\n";
     curves c;
     curves_init(&c);
-    assert_int_equal(trainlog_parse("train.log", log, strlen(log), &c), 0);
+    assert_int_equal(trainlog_parse("train.log", log, strlen(log), &c, NULL, NULL), 0);
     assert_true(at(&c, "lm loss", 10) == 6.38068);
     assert_true(at(&c, "mtp_1 loss", 10) == 6.5);
     assert_true(at(&c, "grad-norm", 10) == 1.567);
@@ -238,12 +238,12 @@ static void test_trainlog(void **state)
     /* a step twice with different values names both lines */
     const char *twice = " iteration 1/ 2 | lm loss: 1.0 |\n iteration 1/ 2 | lm loss: 1.5 |\n";
     curves_init(&c);
-    assert_int_equal(trainlog_parse("two.log", twice, strlen(twice), &c), -1);
+    assert_int_equal(trainlog_parse("two.log", twice, strlen(twice), &c, NULL, NULL), -1);
     tu_assert_err("two.log", "step 1 of 'lm loss' is given twice with different values (lines 1 and 2)");
     err_clear();
     curves_free(&c);
     curves_init(&c);
-    assert_int_equal(trainlog_parse("none.log", "hello\nworld\n", 12, &c), -1);
+    assert_int_equal(trainlog_parse("none.log", "hello\nworld\n", 12, &c, NULL, NULL), -1);
     tu_assert_err("none.log", "is no training log");
     err_clear();
     curves_free(&c);
