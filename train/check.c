@@ -83,12 +83,18 @@ const train_test *train_display_test(const train_check *chk)
 }
 
 /* The actual's value at a golden step: a missing step is the string "nan",
- * and a string is inf (strings are stored as +inf already). */
-static double actual_at(const curve *a, int64_t step, int *missing)
+ * and a string is inf (strings are stored as +inf already). Golden steps
+ * come in order: *cur walks the actual along with them (no search). */
+static double actual_at(const curve *a, int64_t step, int *missing, size_t *cur)
 {
-    long k = curve_find_step(a, step);
-    *missing = k < 0;
-    return k < 0 ? INFINITY : a->value[k];
+    size_t k = *cur;
+    if (k > 0 && a->step[k - 1] >= step)
+        k = 0;   /* not in order after all: start over */
+    while (k < a->n && a->step[k] < step)
+        k++;
+    *cur = k;
+    *missing = !(k < a->n && a->step[k] == step);
+    return *missing ? INFINITY : a->value[k];
 }
 
 static int cmp_double(const void *x, const void *y)
@@ -140,10 +146,11 @@ static void iteration_time(const train_test *t, const curve *g, const curve *a, 
         return;
     }
     double *gv = xmalloc_array(np, sizeof *gv), *av = xmalloc_array(np, sizeof *av);
+    size_t cur = 0;
     for (size_t k = 0; k < np; k++) {
         int missing;
         gv[k] = g->value[pick[k]];
-        av[k] = actual_at(a, g->step[pick[k]], &missing);
+        av[k] = actual_at(a, g->step[pick[k]], &missing, &cur);
     }
     r->nwindow = np;
     r->first_window_step = g->step[pick[0]];
@@ -175,10 +182,10 @@ static void run_test(const char *metric, const train_test *t, const curve *g, co
         iteration_time(t, g, a, r);
         return;
     }
-    size_t nclose = 0;
+    size_t nclose = 0, cur = 0;
     for (size_t i = 0; i < g->n; i++) {
         int missing;
-        double av = actual_at(a, g->step[i], &missing), gv = g->value[i];
+        double av = actual_at(a, g->step[i], &missing, &cur), gv = g->value[i];
         int ok = close_at(t, av, g, i, band);
         nclose += (size_t)ok;
         if (!ok && r->first_failing < 0)
@@ -235,10 +242,11 @@ void train_check_metric(const train_check *chk, const curve *golden, const curve
     }
     /* the first step out of the loosest tolerance (not for a median) */
     const train_test *d = train_display_test(chk);
+    size_t cur = 0;
     if (d && golden && actual && strcmp(chk->metric, "iteration-time") != 0)
         for (size_t i = 0; i < golden->n; i++) {
             int missing;
-            double av = actual_at(actual, golden->step[i], &missing);
+            double av = actual_at(actual, golden->step[i], &missing, &cur);
             if (!close_at(d, av, golden, i, d->kind == TEST_APPROXIMATE ? band : NULL)) {
                 out->first_out = golden->step[i];
                 break;

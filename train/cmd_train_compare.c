@@ -432,10 +432,13 @@ static int save_golden(const cli *o)
 
 /* ---- comparing ---- */
 
-/* A copy of s cut to the steps [lo, hi]. */
-static curve *cut(const curve *s, int64_t lo, int64_t hi, curves *store)
+/* A copy of s cut to the steps [lo, hi], named mark + its name in store. */
+static curve *cut(const curve *s, const char *mark, int64_t lo, int64_t hi, curves *store)
 {
-    curve *d = curves_get(store, s->name, strlen(s->name));
+    strbuf name = STRBUF_INIT;
+    sb_addf(&name, "%s%s", mark, s->name);
+    curve *d = curves_get(store, name.buf, name.len);
+    sb_free(&name);
     for (size_t i = 0; i < s->n; i++) {
         if (s->step[i] < lo || s->step[i] > hi)
             continue;
@@ -445,6 +448,15 @@ static curve *cut(const curve *s, int64_t lo, int64_t hi, curves *store)
             curve_push(d, s->step[i], s->value[i], curve_kind_at(s, i));
     }
     return d;
+}
+
+static const curve *cut_find(const curves *store, const char *mark, const char *metric)
+{
+    strbuf name = STRBUF_INIT;
+    sb_addf(&name, "%s%s", mark, metric);
+    const curve *c = curves_find(store, name.buf, name.len);
+    sb_free(&name);
+    return c;
 }
 
 /* The band of several golden runs at the first run's steps: the mean and
@@ -568,8 +580,12 @@ static int compare(const cli *o)
     r.golden_paths = (const char *const *)o->golden.v;
     r.ngolden = (size_t)o->golden.n;
     r.approximate_only = o->mode == MODE_APPROXIMATE;
-    curves cutstore;
+    /* the copies the metrics' curves may point into: cut to --steps, and
+     * a band's mean and deviation */
+    curves cutstore, means, stds;
     curves_init(&cutstore);
+    curves_init(&means);
+    curves_init(&stds);
     int rc = build_checks(o, &checks);
     if (rc == 0 && parse_steps(o->steps, &r.steps_lo, &r.steps_hi) != 0)
         rc = err_set(ERR_USAGE, NULL, "--steps '%s': needs A-B (A <= B), A- or A", o->steps);
@@ -590,6 +606,8 @@ static int compare(const cli *o)
     if (rc != 0) {
         checks_free(&checks);
         curves_free(&cutstore);
+        curves_free(&means);
+        curves_free(&stds);
         return fail();
     }
     /* read every side (the goldens first: patterns expand against them) */
@@ -605,9 +623,7 @@ static int compare(const cli *o)
     if (rc == 0) {
         r.nm = checks.n;
         r.m = xcalloc(r.nm ? r.nm : 1, sizeof *r.m);
-        curves means, stds;
-        curves_init(&means);
-        curves_init(&stds);
+        int cutting = r.steps_lo > 0 || r.steps_hi < INT64_MAX;
         for (size_t i = 0; i < r.nm; i++) {
             train_metric *m = &r.m[i];
             m->check = checks.v[i];
@@ -624,56 +640,41 @@ static int compare(const cli *o)
                 g = mean;
             }
             const curve *a = curves_find(&r.actual.c, name, len);
-            /* cut to --steps, each side in a store of its own kind */
-            if (g)
-                g = cut(g, r.steps_lo, r.steps_hi, &cutstore);
-            if (a) {
-                strbuf an = STRBUF_INIT;
-                sb_addf(&an, "\x01%s", name);   /* the actual's copy, apart from the golden's */
-                curve *ac = curves_get(&cutstore, an.buf, an.len);
-                sb_free(&an);
-                for (size_t k = 0; k < a->n; k++)
-                    if (a->step[k] >= r.steps_lo && a->step[k] <= r.steps_hi) {
-                        if (curve_kind_at(a, k) == CV_STR)
-                            curve_push_text(ac, a->step[k], a->text[k], strlen(a->text[k]));
-                        else
-                            curve_push(ac, a->step[k], a->value[k], curve_kind_at(a, k));
-                    }
-                a = ac;
-            }
-            if (r.ngolden > 1 && g) {
-                const curve *sd = curves_find(&stds, name, len);
-                strbuf sn = STRBUF_INIT;
-                sb_addf(&sn, "\x02%s", name);
-                curve *sc = curves_get(&cutstore, sn.buf, sn.len);
-                sb_free(&sn);
-                for (size_t k = 0; k < sd->n; k++)
-                    if (sd->step[k] >= r.steps_lo && sd->step[k] <= r.steps_hi)
-                        curve_push(sc, sd->step[k], sd->value[k], CV_FLOAT);
-                m->std = sc;
+            const curve *sd = r.ngolden > 1 && g ? curves_find(&stds, name, len) : NULL;
+            if (cutting) {
+                /* cut to --steps, each side a copy of its own (the golden
+                 * under its name, the actual and the band under marked ones) */
+                g = g ? cut(g, "", r.steps_lo, r.steps_hi, &cutstore) : NULL;
+                a = a ? cut(a, "\x01", r.steps_lo, r.steps_hi, &cutstore) : NULL;
+                sd = sd ? cut(sd, "\x02", r.steps_lo, r.steps_hi, &cutstore) : NULL;
             }
             m->golden = g;
             m->actual = a;
+            m->std = sd;
         }
-        /* pointers into cutstore are final only now (it grew above) */
-        for (size_t i = 0; i < r.nm; i++) {
+        /* curves_get moved the copies while they were made: find them again */
+        for (size_t i = 0; cutting && i < r.nm; i++) {
+            train_metric *m = &r.m[i];
+            m->golden = m->golden ? cut_find(&cutstore, "", m->check.metric) : NULL;
+            m->actual = m->actual ? cut_find(&cutstore, "\x01", m->check.metric) : NULL;
+            m->std = m->std ? cut_find(&cutstore, "\x02", m->check.metric) : NULL;
+        }
+        /* the means and deviations of a band are final only now, too */
+        for (size_t i = 0; !cutting && r.ngolden > 1 && i < r.nm; i++) {
             train_metric *m = &r.m[i];
             const char *name = m->check.metric;
-            strbuf k = STRBUF_INIT;
-            m->golden = m->golden ? curves_find(&cutstore, name, strlen(name)) : NULL;
-            sb_addf(&k, "\x01%s", name);
-            m->actual = m->actual ? curves_find(&cutstore, k.buf, k.len) : NULL;
-            sb_reset(&k);
-            sb_addf(&k, "\x02%s", name);
-            m->std = m->std ? curves_find(&cutstore, k.buf, k.len) : NULL;
-            sb_free(&k);
+            if (m->golden)
+                m->golden = curves_find(&means, name, strlen(name));
+            if (m->std)
+                m->std = curves_find(&stds, name, strlen(name));
+        }
+        for (size_t i = 0; i < r.nm; i++) {
+            train_metric *m = &r.m[i];
             train_band band = {m->std, r.band_k};
             train_check_metric(&m->check, m->golden, m->actual, r.approximate_only, m->std ? &band : NULL, &m->res);
             if (m->res.failed)
                 r.overall_failed = 1;
         }
-        curves_free(&means);
-        curves_free(&stds);
         config_diff(&r);
         if (!o->quiet) {
             strbuf sb = STRBUF_INIT;
@@ -693,6 +694,8 @@ static int compare(const cli *o)
     free(r.m);
     free(r.cfg);
     curves_free(&cutstore);
+    curves_free(&means);
+    curves_free(&stds);
     /* the checks' names were moved into r.m; the list's own are freed here */
     checks_free(&checks);
     return status;
