@@ -19,10 +19,16 @@ usage: conformance_train.py TRAIN_CORPUS MSPROBE_BINARY SCRATCH_DIR
 3. tensorboard/expected/goldens (read_tb_logs_as_list with all tags) and
    tensorboard/expected/cli (the CLI's whitelist): each reproduced by
    --save-golden, equal as data, value types included.
+4. ../monitor/monitor_output (msprobe's training monitor): converted by our
+   monitor2tb, both read back by --save-golden (no rounding, step 0 kept)
+   give the same series, steps and values (the csv's as float32, what the
+   event files hold), but the data type "other", which monitor2tb (as
+   msprobe's csv2tensorboard) does not convert.
 Prints one line per group and one per failure; exit 0 when all pass.
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 
@@ -204,6 +210,48 @@ def goldens():
     return n
 
 
+def monitor_readback():
+    mon = os.path.join(os.path.dirname(CORPUS.rstrip("/")), "monitor", "monitor_output")
+    if not os.path.isdir(mon):
+        return 0
+    tb = os.path.join(TMP, "monitor_tb")
+    p = subprocess.run([BIN, "monitor2tb", "-q", "-m", mon, "-o", tb], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        fail(f"monitor2tb: exit {p.returncode}: {p.stderr.strip()[:200]}")
+        return 0
+    out = {}
+    for name, src in (("csv", mon), ("tb", tb)):
+        dst = os.path.join(TMP, f"monitor_{name}.json")
+        p = subprocess.run([BIN, "train_compare", "-q", "-n", src, "--save-golden", dst, "--round", "-1",
+                            "--start-step", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            fail(f"--save-golden of {src}: exit {p.returncode}: {p.stderr.strip()[:200]}")
+            return 0
+        with open(dst) as f:
+            out[name] = json.load(f)
+    # monitor2tb converts the 8 data types csv2tensorboard takes, not "other"
+    csv = {k: v for k, v in out["csv"].items() if k.split("/")[1] != "other"}
+    tbv = out["tb"]
+    if sorted(csv) != sorted(tbv):
+        fail(f"monitor read back: {len(csv)} series from the csv, {len(tbv)} from the event files")
+        return len(csv)
+    f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+    for k in csv:
+        a, b = csv[k]["values"], tbv[k]["values"]
+        if list(a) != list(b):
+            fail(f"monitor read back: {k}: steps differ")
+            continue
+        for s in a:
+            x, y = a[s], b[s]
+            if isinstance(x, str) or isinstance(y, str):
+                if x != y:
+                    fail(f"monitor read back: {k} step {s}: {x!r} vs {y!r}")
+            elif f32(x) != y:
+                fail(f"monitor read back: {k} step {s}: {x!r} (float32 {f32(x)!r}) vs {y!r}")
+    return len(csv)
+
+
 n1 = megatron()
 print(f"{'ok  ' if not failures else 'FAIL'} megatron verdicts: {n1} records")
 f1 = failures
@@ -212,4 +260,10 @@ print(f"{'ok  ' if failures == f1 else 'FAIL'} tensorboard verdicts: {n2} runs")
 f2 = failures
 n3 = goldens()
 print(f"{'ok  ' if failures == f2 else 'FAIL'} --save-golden: {n3} golden files reproduced")
+f3 = failures
+n4 = monitor_readback()
+if n4:
+    print(f"{'ok  ' if failures == f3 else 'FAIL'} monitor2tb read back: {n4} series the same as their csv")
+else:
+    print("SKIPPED monitor2tb read back (no ../monitor corpus)")
 sys.exit(1 if failures else 0)
