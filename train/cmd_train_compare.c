@@ -31,7 +31,6 @@ enum { MODE_BOTH, MODE_APPROXIMATE };
 static const opt_choice modes[] = {
     {"both", MODE_BOTH, NULL}, {"approximate", MODE_APPROXIMATE, NULL}, {"deterministic", MODE_BOTH, NULL},
     {NULL, 0, NULL}};
-static const opt_choice formats[] = {{"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {NULL, 0, NULL}};
 static const opt_choice orders[] = {{"mtime", TB_ORDER_MTIME, NULL}, {"name", TB_ORDER_NAME, NULL}, {NULL, 0, NULL}};
 
 static const opt options[] = {
@@ -63,7 +62,7 @@ static const opt options[] = {
     OPT_STRING("--summary-json|--summary_json", cli, summary_json, "FILE",
                "write the verdicts as JSON: overall, per metric and test PASSED/FAILED/SKIPPED, counts",
                .flags = OPT_FILE),
-    OPT_CHOICE("--format", cli, format, formats, "the step table's format", .def = "xlsx"),
+    OPT_CHOICE("--format", cli, format, table_formats, "the step table's format", .def = "xlsx"),
     OPT_BOOL("--html", cli, html, "also write a self-contained page of the curves into -o"),
     OPT_STRING("--band", cli, band, "K",
                "with several golden runs: an approximate test also passes within K standard deviations of their mean "
@@ -532,7 +531,7 @@ static int write_outputs(const cli *o, const train_run *r)
             rc = -1;
         } else {
             strbuf name = STRBUF_INIT;
-            sb_addf(&name, "train_compare_%s.%s", stamp, o->format == TABLE_CSV ? "csv" : "xlsx");
+            sb_addf(&name, "train_compare_%s.%s", stamp, table_ext(o->format));
             char *path = path_join(o->out_dir, sb_str(&name));
             rc = train_report_steps(r, &path, o->format);
             if (rc == 0) {
@@ -707,10 +706,10 @@ int cmd_train_compare(int argc, char **argv, const global_opts *g)
     cli o;
     memset(&o, 0, sizeof o);
     o.jobs = pool_cpus();
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
     int status;
-    if (prc) {
-        status = prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    if (pr != OPTS_RUN) {
+        status = opts_exit_status(pr);
     } else {
         if (o.quiet)
             log_set_quiet(1);
