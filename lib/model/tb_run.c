@@ -304,7 +304,8 @@ static int read_one(void *arg, size_t i)
     return rc;
 }
 
-int tb_run_read(char **files, size_t n, const char *prefix, const train_read_opts *o, train_input *out)
+int tb_run_read(char **files, size_t n, const char *prefix, const train_read_opts *o, curves *out, char ***used,
+                size_t *nused, uint64_t *total)
 {
     file_state *fs = xcalloc(n ? n : 1, sizeof *fs);
     uint64_t *bytes = xcalloc(n ? n : 1, sizeof *bytes);
@@ -340,10 +341,10 @@ int tb_run_read(char **files, size_t n, const char *prefix, const train_read_opt
             file_state *f = &fs[with[k]];
             for (size_t s = 0; s < f->c.n; s++) {
                 curve *src = &f->c.v[s];
-                curve *dst = curves_find(&out->c, src->name, strlen(src->name));
+                curve *dst = curves_find(out, src->name, strlen(src->name));
                 if (!dst) {
                     /* take the file's series whole */
-                    dst = curves_get(&out->c, src->name, strlen(src->name));
+                    dst = curves_get(out, src->name, strlen(src->name));
                     char *name = dst->name;
                     *dst = *src;
                     free(dst->name);
@@ -354,18 +355,18 @@ int tb_run_read(char **files, size_t n, const char *prefix, const train_read_opt
                     curve_merge_missing(dst, src);
                 }
             }
-            out->files = xrealloc(out->files, (out->nfiles + 1) * sizeof *out->files);
-            out->files[out->nfiles++] = xstrdup(files[with[k]]);
+            *used = xrealloc(*used, (*nused + 1) * sizeof **used);
+            (*used)[(*nused)++] = xstrdup(files[with[k]]);
         }
         free(with);
         /* the configuration from every file, later ones winning */
         for (size_t i = 0; i < n; i++)
             for (size_t k = 0; k < fs[i].c.ncfg; k++)
-                curves_config_set(&out->c, fs[i].c.cfg[k].key, strlen(fs[i].c.cfg[k].key), fs[i].c.cfg[k].value,
+                curves_config_set(out, fs[i].c.cfg[k].key, strlen(fs[i].c.cfg[k].key), fs[i].c.cfg[k].value,
                                   strlen(fs[i].c.cfg[k].value));
     }
     for (size_t i = 0; i < n; i++) {
-        out->bytes += bytes[i];
+        *total += bytes[i];
         file_state_free(&fs[i]);
     }
     free(fs);

@@ -1,7 +1,6 @@
 /* A run's curves from any of its files (train_input.h). */
 #include "model/train_input.h"
 #include "model/monitor_tree.h"
-#include "model/tb_run.h"
 #include "format/golden_values.h"
 #include "format/monitor_csv.h"
 #include "format/trainlog.h"
@@ -162,7 +161,7 @@ static int read_tb_tree(const char *dir, const char *rel, int depth, const train
         strbuf prefix = STRBUF_INIT;
         if (*rel)
             sb_addf(&prefix, "%s/", rel);
-        rc = tb_run_read(files, n, sb_str(&prefix), o, out);
+        rc = tb_run_read(files, n, sb_str(&prefix), o, &out->c, &out->files, &out->nfiles, &out->bytes);
         sb_free(&prefix);
         for (size_t i = 0; i < n; i++)
             free(files[i]);
@@ -198,7 +197,7 @@ static int read_dir(const char *path, const train_read_opts *o, train_input *out
         return -1;
     if (n) {
         out->kind = TRAIN_TENSORBOARD;
-        int rc = tb_run_read(files, n, "", o, out);
+        int rc = tb_run_read(files, n, "", o, &out->c, &out->files, &out->nfiles, &out->bytes);
         for (size_t i = 0; i < n; i++)
             free(files[i]);
         free(files);
@@ -230,7 +229,7 @@ static int read_file(const char *path, const train_read_opts *o, train_input *ou
         /* one event file */
         char *one = xstrdup(path);
         out->kind = TRAIN_TENSORBOARD;
-        int rc = tb_run_read(&one, 1, "", o, out);
+        int rc = tb_run_read(&one, 1, "", o, &out->c, &out->files, &out->nfiles, &out->bytes);
         free(one);
         if (rc == 0 && !out->nfiles)
             rc = err_input(path, "is a TensorBoard event file without any scalar");

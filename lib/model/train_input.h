@@ -26,20 +26,10 @@
 #include <stdint.h>
 
 #include "format/curves.h"
+#include "model/tb_run.h"
 
 enum train_kind { TRAIN_TENSORBOARD, TRAIN_GOLDEN, TRAIN_LOG, TRAIN_MONITOR };
 extern const char *const train_kind_names[];   /* "TensorBoard event files", ... */
-
-enum { TB_ORDER_MTIME, TB_ORDER_NAME };
-
-typedef struct {
-    int tb_file_index;      /* -1: merge every file with scalars; i: the i-th of them */
-    int tb_order;           /* TB_ORDER_MTIME (Megatron's) or TB_ORDER_NAME (the writer's time stamp) */
-    int jobs;               /* event files read at once */
-    /* series to keep (NULL: all): called once per name */
-    int (*want)(void *ctx, const char *name, size_t len);
-    void *want_ctx;
-} train_read_opts;
 
 typedef struct {
     int kind;               /* enum train_kind */
