@@ -10,6 +10,7 @@
  * guess is wrong. */
 #include "model/tb_run.h"
 #include "format/tfevents.h"
+#include "py/pylit.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"
@@ -218,6 +219,17 @@ static int on_scalar(void *ctx, const tfevents_value *v)
     return 0;
 }
 
+/* A key of a text that is a dict: "tag.key.sub". */
+static void config_leaf(void *ctx, const char *path, size_t pathlen, const char *value, size_t valuelen)
+{
+    file_state *fs = ctx;
+    size_t keep = fs->name.len;
+    sb_addc(&fs->name, '.');
+    sb_add(&fs->name, path, pathlen);
+    curves_config_set(&fs->c, fs->name.buf, fs->name.len, value, valuelen);
+    fs->name.len = keep;
+}
+
 static int on_text(void *ctx, const tfevents_value *v)
 {
     file_state *fs = ctx;
@@ -228,7 +240,10 @@ static int on_text(void *ctx, const tfevents_value *v)
     sb_reset(&fs->name);
     sb_add(&fs->name, fs->prefix, fs->prefix_len);
     sb_add(&fs->name, v->tag, len);
-    curves_config_set(&fs->c, fs->name.buf, fs->name.len, v->text, v->textlen);
+    /* MindSpore Transformers logs each part of its configuration as
+     * str(dict): compared key by key, "runner_config.batch_size" */
+    if (pylit_dict_leaves(v->text, v->textlen, config_leaf, fs) < 1)
+        curves_config_set(&fs->c, fs->name.buf, fs->name.len, v->text, v->textlen);
     return 0;
 }
 

@@ -1,10 +1,12 @@
 /* Training logs (format/trainlog.h): Megatron-LM, MindSpeed and MindSpore
  * Transformers lines. A log read must leave every series in step order
- * without a repeated step; a refusal is one line naming the file. */
+ * without a repeated step; a refusal is one line naming the file. And the
+ * reader of str(dict) configurations (py/pylit.h) over the same bytes. */
 #include "tests/fuzz/fuzz.h"
 
 #include "format/curves.h"
 #include "format/trainlog.h"
+#include "py/pylit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             }
     (void)trainlog_sniff(data, size);
+    (void)pylit_dict_leaves((const char *)data, size, NULL, NULL);
     curves_free(&c);
     return 0;
 }

@@ -131,9 +131,29 @@ static size_t text_event(uint8_t *out, double wall, const char *key, const char 
     return (size_t)(q - out);
 }
 
+/* mkdir -p of path, or of its directory (parent_only) */
+static void make_dirs(const char *path, int parent_only)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    if (parent_only) {
+        char *slash = strrchr(buf, '/');
+        if (!slash)
+            return;
+        *slash = 0;
+    }
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    mkdir(buf, 0755);
+}
+
 static int gen_tb(const char *dir, int tags, long steps, int files, double drift, int as_tensor, int text)
 {
-    mkdir(dir, 0755);
+    make_dirs(dir, 0);
     uint64_t bytes = 0;
     uint8_t (*enc)[256] = malloc((size_t)tags * sizeof *enc);
     size_t *enclen = malloc((size_t)tags * sizeof *enclen);
@@ -197,6 +217,7 @@ static int gen_tb(const char *dir, int tags, long steps, int files, double drift
 
 static int gen_log(const char *path, int tags, long steps, double mb, double drift)
 {
+    make_dirs(path, 1);
     FILE *f = fopen(path, "w");
     if (!f) {
         perror(path);

@@ -12,6 +12,7 @@
 #include "format/trainlog.h"
 #include "model/train_input.h"
 #include "py/numfmt.h"
+#include "py/pylit.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/strbuf.h"
@@ -398,12 +399,37 @@ static void test_checks(void **state)
     curves_free(&c);
 }
 
+static void leaf(void *ctx, const char *path, size_t pl, const char *value, size_t vl)
+{
+    strbuf *sb = ctx;
+    sb_addf(sb, "%.*s=%.*s;", (int)pl, path, (int)vl, value);
+}
+
+/* str(dict) of a configuration, read back key by key */
+static void test_pylit(void **state)
+{
+    strbuf sb = STRBUF_INIT;
+    const char *t = "{'lr': 0.001, 'parallel': {'dp': 8, 'tp': 1}, 'name': 'llama \\'7b\\'', 1: None, "
+                    "'layers': [1, 2, {'x': 3}], 'cell': <class 'mindspore.nn.Cell'>, 'shape': (4, 5), 'e': {}}";
+    assert_int_equal(pylit_dict_leaves(t, strlen(t), leaf, &sb), 8);
+    assert_string_equal(sb_str(&sb), "lr=0.001;parallel.dp=8;parallel.tp=1;name=llama '7b';1=None;layers=[1, 2, {'x': "
+                                     "3}];cell=<class 'mindspore.nn.Cell'>;shape=(4, 5);");
+    sb_reset(&sb);
+    static const char *const bad[] = {"", "0.001", "{'a': 1", "{'a' 1}", "{'a': [1, 2}", "{'a': 1} x", "['a']",
+                                      "{'a': 'unterminated}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(pylit_dict_leaves(bad[i], strlen(bad[i]), leaf, &sb), -1);
+    assert_int_equal(sb.len, 0);
+    sb_free(&sb);
+}
+
 int main(void)
 {
     log_set_prog("test_train");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_py_round), cmocka_unit_test(test_curves),  cmocka_unit_test(test_golden),
         cmocka_unit_test(test_trainlog), cmocka_unit_test(test_sample), cmocka_unit_test(test_checks),
+        cmocka_unit_test(test_pylit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
