@@ -4,6 +4,7 @@
  * JSON has), our script and style sheet (train/page/, built into the
  * binary) drawing each checked metric as inline SVG. Nothing is fetched. */
 #include "train/train.h"
+#include "format/htmlw.h"
 #include "format/jsonw.h"
 #include "py/numfmt.h"
 
@@ -11,22 +12,6 @@
 #include <string.h>
 
 extern const char train_page_js[], train_page_css[];
-
-static void html_text(strbuf *sb, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            sb_adds(sb, "&lt;");
-        else if (*s == '>')
-            sb_adds(sb, "&gt;");
-        else if (*s == '&')
-            sb_adds(sb, "&amp;");
-        else if (*s == '"')
-            sb_adds(sb, "&quot;");
-        else
-            sb_addc(sb, *s);
-    }
-}
 
 /* A JSON string safe inside <script>. */
 static void jstr(strbuf *sb, const char *s)
@@ -133,18 +118,18 @@ static void metric_json(strbuf *sb, const train_run *r, const train_metric *m)
 void train_page(const train_run *r, strbuf *sb)
 {
     sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>train_compare: ");
-    html_text(sb, r->actual_path);
+    htmlw_text(sb, r->actual_path);
     sb_adds(sb, "</title>\n<style>\n");
     sb_adds(sb, train_page_css);
     sb_adds(sb, "</style></head><body>\n<h1>train_compare <span class=\"verdict ");
     sb_adds(sb, r->overall_failed ? "FAILED\">FAILED" : "PASSED\">PASSED");
     sb_adds(sb, "</span></h1>\n<div class=\"sub\">actual: ");
-    html_text(sb, r->actual_path);
+    htmlw_text(sb, r->actual_path);
     sb_adds(sb, r->ngolden > 1 ? "<br>golden runs: " : "<br>golden: ");
     for (size_t i = 0; i < r->ngolden; i++) {
         if (i)
             sb_adds(sb, ", ");
-        html_text(sb, r->golden_paths[i]);
+        htmlw_text(sb, r->golden_paths[i]);
     }
     sb_addf(sb, "<br>mode: %s", r->approximate_only ? "approximate (deterministic tests skipped)" : "both");
     if (r->band_k > 0)
@@ -163,7 +148,7 @@ void train_page(const train_run *r, strbuf *sb)
             best = r->m[i].res.first_out, first = r->m[i].check.metric;
     if (first) {
         sb_adds(sb, "<p>First out of tolerance: <b>");
-        html_text(sb, first);
+        htmlw_text(sb, first);
         sb_addf(sb, "</b> at step %lld.</p>\n", (long long)best);
     }
     if (r->have_config && r->ncfg) {
@@ -172,11 +157,11 @@ void train_page(const train_run *r, strbuf *sb)
                 r->ncfg, r->ncfg == 1 ? "" : "s");
         for (size_t i = 0; i < r->ncfg; i++) {
             sb_adds(sb, "<tr><td>");
-            html_text(sb, r->cfg[i].key);
+            htmlw_text(sb, r->cfg[i].key);
             sb_adds(sb, "</td><td>");
-            html_text(sb, r->cfg[i].golden ? r->cfg[i].golden : "(absent)");
+            htmlw_text(sb, r->cfg[i].golden ? r->cfg[i].golden : "(absent)");
             sb_adds(sb, "</td><td>");
-            html_text(sb, r->cfg[i].actual ? r->cfg[i].actual : "(absent)");
+            htmlw_text(sb, r->cfg[i].actual ? r->cfg[i].actual : "(absent)");
             sb_adds(sb, "</td></tr>\n");
         }
         sb_adds(sb, "</table></details>\n");
