@@ -114,6 +114,10 @@ import io, json, os, struct, sys, zipfile, zlib
 
 C, T = sys.argv[1], sys.argv[2]
 
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
 def write(name, data):
     p = os.path.join(C, name)
     os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -243,6 +247,24 @@ write("ck_shared/iter_0000001/mp_rank_00/model_optim_rng.pt",
 write("dist_system/latest_checkpointed_iteration.txt", b"1")
 write("dist_system/iter_0000001/.metadata", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.")
 
+
+# ---- a byte flipped inside a stored zip entry (its CRC-32 no longer holds):
+# a .pt, a Megatron checkpoint's storage record, a torch_dist chunk, a pack
+def flipped(data, suffix, at=3):
+    """data with one byte of the stored entry ending in `suffix` flipped"""
+    b = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        e = [i for i in z.infolist() if i.filename.endswith(suffix)][0]
+    nl, xl = struct.unpack("<HH", b[e.header_offset + 26: e.header_offset + 30])
+    b[e.header_offset + 30 + nl + xl + at] ^= 0x01
+    return bytes(b)
+write("crc.pt", flipped(good, "/data/0"))
+mega = os.path.join(T, "ckpt_torch", "mega")
+rank = "iter_0000005/mp_rank_00/model_optim_rng.pt"
+write("ck_crc/latest_checkpointed_iteration.txt", b"5")
+write("ck_crc/" + rank, flipped(read(os.path.join(mega, rank)), "/data/1"))
+stored_pack = pt([("env", b'{"PATH": "/usr/bin"}'), ("pip", b"numpy=1.26.4\n")])
+write("pack_crc.zip", flipped(stored_pack, "pip"))
 PY
 
 # merge_result inputs made from a real compare result
