@@ -223,6 +223,28 @@ write("st_offsets.safetensors", st({"w": {"dtype": "F32", "shape": [4], "data_of
 write("st_deep.safetensors", st(b'{"w": ' + b"[" * 100000 + b"]" * 100000 + b"}"))
 write("st_1e999.safetensors", st(b'{"w": {"dtype": "F32", "shape": [1e999], "data_offsets": [0, 16]}}', b"\0" * 16))
 
+# safetensors the format's rules refuse (its reference implementation:
+# data contiguous from 0 to the end, no overlap, metadata of strings; a
+# name given twice is ambiguous): overlapping offsets, a gap, data not
+# starting at 0, bytes after the last tensor, a name twice, a number in
+# __metadata__; a sharded index naming a tensor its shard lacks
+f4 = lambda b, e: {"dtype": "F32", "shape": [(e - b) // 4], "data_offsets": [b, e]}
+write("st_overlap.safetensors", st({"a": f4(0, 16), "b": f4(8, 24)}, b"\0" * 24))
+write("st_gap.safetensors", st({"a": f4(0, 16), "b": f4(20, 36)}, b"\0" * 36))
+write("st_start.safetensors", st({"a": f4(4, 20)}, b"\0" * 20))
+write("st_tail.safetensors", st({"a": f4(0, 16)}, b"\0" * 20))
+write("st_twice.safetensors", st(b'{"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, '
+                                 b'"a": {"dtype": "F32", "shape": [4], "data_offsets": [16, 32]}}', b"\0" * 32))
+write("st_meta.safetensors", st({"__metadata__": {"format": "pt", "step": 7}, "a": f4(0, 16)}, b"\0" * 16))
+write("st_shards/model-00001-of-00001.safetensors", st({"a": f4(0, 16)}, b"\0" * 16))
+write("st_shards/model.safetensors.index.json", json.dumps(
+    {"metadata": {}, "weight_map": {"a": "model-00001-of-00001.safetensors", "b": "model-00001-of-00001.safetensors"}}).encode())
+# 200,000 zero-size tensors (12 MB of header), the last one out of place:
+# read entry by entry, the header costs about its own size (it took 1.1 GB)
+many = ",".join('"t%06d": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}' % i for i in range(199999))
+write("st_many.safetensors", st(('{' + many + ', "zlast": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}')
+                                .encode(), b"\0" * 8))
+
 # Megatron checkpoints whose state dict asks for os.system / nests deeply
 for name, pkl in (("ck_system", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03."),
                   ("ck_nest", b"\x80\x02}q\x00X\x05\x00\x00\x00modelq\x01" + b"]" * 1000000 + b"a" * 999999 + b"s.")):
