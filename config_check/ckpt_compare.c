@@ -485,8 +485,13 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
             shapes++;
         }
     }
-    only_in(a, b, "CKPT1");
-    only_in(b, a, "CKPT2");
+    if (rc == 0 && nr == 0)
+        rc = err_input(a->path, "has no parameter in common with %s (%zu parameters against %zu, named as msprobe "
+                                "maps them): nothing to compare", b->path, a->n, b->n);
+    if (rc == 0) {
+        only_in(a, b, "CKPT1");
+        only_in(b, a, "CKPT2");
+    }
     char *final = xstrdup(o->out);
     if (rc == 0) {
         progress_phase(pj, "write", 0, PROGRESS_ITEMS);

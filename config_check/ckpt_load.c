@@ -36,6 +36,8 @@ static char *iteration_dir(const char *path)
             if (n == 7 && !memcmp(s, "release", 7)) {
                 /* Megatron keeps a release checkpoint in release/ (msprobe 8.1.0 crashes) */
                 dir = path_join(path, "release");
+            } else if (cc_int_of(s, n, "", &it) == 0 && it < 0) {
+                err_input(tracker, "says %lld, a negative iteration number", it);
             } else if (cc_int_of(s, n, "", &it) == 0) {
                 char name[40];
                 snprintf(name, sizeof name, "iter_%07lld", it);

@@ -144,6 +144,11 @@ static int load_rank(void *arg, size_t i)
                 if (m->kind == PK_DICT)
                     rc = flatten(rf, ar, m, "", v, 0, &budget);
             }
+            /* msprobe merges the other ranks' shards into a smaller
+             * tensor; a rank that is missing is refused, so is this */
+            if (rc == 0 && !dict_get(root, "model0"))
+                rc = err_input(rf->path, "holds no model: its state dict has neither 'model' nor 'model0' (a Megatron "
+                                         "checkpoint keeps the weights there)");
         }
     }
     if (file_guard_end(&g) != 0)

@@ -285,6 +285,32 @@ mega = os.path.join(T, "ckpt_torch", "mega")
 rank = "iter_0000005/mp_rank_00/model_optim_rng.pt"
 write("ck_crc/latest_checkpointed_iteration.txt", b"5")
 write("ck_crc/" + rank, flipped(read(os.path.join(mega, rank)), "/data/1"))
+def patched(data, suffix, old, new):
+    """data with `old` replaced by `new` (same length) inside the stored
+    entry ending in `suffix`, its CRC-32 made good in both headers"""
+    b = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        e = [i for i in z.infolist() if i.filename.endswith(suffix)][0]
+    nl, xl = struct.unpack("<HH", b[e.header_offset + 26: e.header_offset + 30])
+    at = e.header_offset + 30 + nl + xl
+    body = bytes(b[at: at + e.compress_size]).replace(old, new, 1)
+    b[at: at + len(body)] = body
+    crc = struct.pack("<I", zlib.crc32(body))
+    b[e.header_offset + 14: e.header_offset + 18] = crc
+    cd = b.find(b"PK\x01\x02")
+    while b[cd + 46: cd + 46 + len(e.filename)] != e.filename.encode():
+        cd = b.find(b"PK\x01\x02", cd + 46)
+    b[cd + 16: cd + 20] = crc
+    return bytes(b)
+# checkpoints that leave nothing to compare: a negative iteration in the
+# tracker, a rank whose state dict has no model, a Megatron checkpoint
+# against a safetensors file with no name in common
+write("ck_negative/latest_checkpointed_iteration.txt", b"-10\n")
+write("ck_negative/" + rank, read(os.path.join(mega, rank)))
+write("ck_nomodel/latest_checkpointed_iteration.txt", b"5")
+write("ck_nomodel/" + rank, patched(read(os.path.join(mega, rank)), "data.pkl", b"X\x05\x00\x00\x00model",
+                                    b"X\x05\x00\x00\x00weigh"))
+write("st_other.safetensors", st({"lm_head.weight": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4))
 stored_pack = pt([("env", b'{"PATH": "/usr/bin"}'), ("pip", b"numpy=1.26.4\n")])
 write("pack_crc.zip", flipped(stored_pack, "pip"))
 PY
