@@ -56,13 +56,8 @@ static void unsupported(tensor_metrics *m)
         m->kind[k] = MK_UNSUPPORTED;
 }
 
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
-                  NOT_COMPARED[] = "tensor pairs not compared";
-
-/* A file changed during the run, or over a limit, stops the run (exit 2);
- * any other failure to read is msprobe's "not found or read failed". */
-static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
-
+/* One bad file is one bad row (metrics_compare_files, the compare's
+ * rule); only a file changed during the run stops the run (exit 2). */
 static int real_one(void *arg, size_t i)
 {
     gcompare *c = arg;
@@ -70,30 +65,9 @@ static int real_one(void *arg, size_t i)
     unsupported(&r->m);
     if (!strcmp(r->npu_file, "-1") || !strcmp(r->bench_file, "-1"))
         return 0;
-    tensor tn, tb;
-    int ok = tensor_load_in(c->n->rd->tensor_dir, r->npu_file, &tn) == 0;
-    if (ok && tensor_load_in(c->b->rd->tensor_dir, r->bench_file, &tb) != 0) {
-        tensor_free(&tn);
-        ok = 0;
-    }
-    if (!ok) {
-        if (fatal_cause())
-            return -1;
-        log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
-        err_clear();
-        return 0;
-    }
-    progress_bytes(c->pj, tn.storage_size + tb.storage_size);
-    int rc = metrics_compare(&tn, &tb, 0, &r->m);
-    tensor_free(&tn);
-    tensor_free(&tb);
-    if (rc != 0) {
-        if (fatal_cause())
-            return -1;
-        log_warn_as(NOT_COMPARED, "%s", err_message());
-        err_clear();
-        unsupported(&r->m);
-    }
+    if (metrics_compare_files(c->n->rd->tensor_dir, r->npu_file, c->b->rd->tensor_dir, r->bench_file, 0, c->pj,
+                              &r->m) < 0)
+        return -1;
     progress_add(c->pj, 1);
     return 0;
 }

@@ -56,11 +56,6 @@ typedef struct {
     atomic_int failed;      /* a file changed: the other chunks stop early */
 } real_job;
 
-/* Kinds of repeated warnings (log_warn_as): a few are shown, the rest
- * counted. */
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
-                  NOT_COMPARED[] = "tensor pairs not compared";
-
 static void fill_unsupported(tensor_metrics *m)
 {
     memset(m, 0, sizeof *m);
@@ -68,13 +63,10 @@ static void fill_unsupported(tensor_metrics *m)
         m->kind[k] = MK_UNSUPPORTED;
 }
 
-/* A file that changed during the run fails the compare (exit 2): its row
- * would show zeros or a half-written tensor; so does one over a stated limit
- * (a zip bomb), which msprobe would read at any cost. Other read failures
- * are rows msprobe reports as "read failed". Returns -1 only for the
- * former. */
-static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
-
+/* One bad file is one bad row, msprobe's "read failed" (metrics.h's
+ * metrics_compare_files); only a file that changed during the run fails
+ * the compare (exit 2): its row would show zeros or a half-written
+ * tensor. Returns -1 only then. */
 static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
@@ -87,33 +79,10 @@ static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
     } else if (!p->b) {
         r->flag = RD_UNMATCHED;
     } else {
-        tensor tn, tb;
-        int ok = tensor_load_in(c->npu_tensor_dir, nd, &tn) == 0;
-        if (ok && tensor_load_in(c->bench_tensor_dir, bd, &tb) != 0) {
-            tensor_free(&tn);
-            ok = 0;
-        }
-        if (!ok) {
-            if (fatal_cause())
-                return -1;
-            /* msprobe only reports "not found or read failed"; say why too */
-            log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
-            r->flag = RD_READ_FAILED;
-            return 0;
-        }
-        progress_bytes(c->progress, tn.storage_size + tb.storage_size);
-        int rc = metrics_compare(&tn, &tb, flags, &r->m);
-        tensor_free(&tn);
-        tensor_free(&tb);
-        if (rc != 0 && fatal_cause())
+        int rc = metrics_compare_files(c->npu_tensor_dir, nd, c->bench_tensor_dir, bd, flags, c->progress, &r->m);
+        if (rc < 0)
             return -1;
-        if (rc != 0) {
-            log_warn_as(NOT_COMPARED, "%s", err_message());
-            fill_unsupported(&r->m);
-            r->flag = RD_READ_FAILED;
-        } else {
-            r->flag = RD_COMPARED;
-        }
+        r->flag = rc == METRICS_ROW_COMPARED ? RD_COMPARED : RD_READ_FAILED;
     }
     return 0;
 }

@@ -285,6 +285,27 @@ mega = os.path.join(T, "ckpt_torch", "mega")
 rank = "iter_0000005/mp_rank_00/model_optim_rng.pt"
 write("ck_crc/latest_checkpointed_iteration.txt", b"5")
 write("ck_crc/" + rank, flipped(read(os.path.join(mega, rank)), "/data/1"))
+# ---- one bad tensor file is one bad row (msprobe's "read failed", the
+# compare goes on): a tensor compare and a graph compare whose NPU files
+# are good, 2^62 elements, a pickle nested a million deep, a list, a
+# flipped byte; the bench's are all good
+f32_npy = read(os.path.join(T, "tensors", "f32.npy"))
+npu_files = [("good.npy", f32_npy), ("huge.npy", read(os.path.join(C, "huge.npy"))),
+             ("nest.pt", read(os.path.join(C, "nest.pt"))), ("list.pt", with_pickle(b"\x80\x02]q\x00.")),
+             ("crc.pt", read(os.path.join(C, "crc.pt")))]
+for side in ("t", "b"):
+    data = {}
+    for i, (kind, body) in enumerate(npu_files):
+        name = "Functional.a.%d.forward.input.0.%s" % (i, kind)
+        write("rows_%s/dump_tensor_data/%s" % (side, name), body if side == "t" else f32_npy)
+        data["Functional.a.%d.forward" % i] = {"input_args": [{
+            "type": "torch.Tensor", "dtype": "torch.float32", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5,
+            "Norm": 1.0, "requires_grad": False, "data_name": name}], "output": []}
+    write("rows_%s/dump.json" % side, json.dumps({"task": "tensor", "level": "mix", "framework": "pytorch",
+                                                  "dump_data_dir": None, "data": data}).encode())
+    write("rows_%s/construct.json" % side, json.dumps({k: None for k in data}).encode())
+    write("rows_%s/stack.json" % side, b"{}")
+
 def patched(data, suffix, old, new):
     """data with `old` replaced by `new` (same length) inside the stored
     entry ending in `suffix`, its CRC-32 made good in both headers"""
