@@ -6,7 +6,9 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "model/dumptree.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,36 +36,9 @@ int anomaly_stage(const char *tag, size_t n)
 
 /* ---- loading -------------------------------------------------------------- */
 
-typedef struct {
-    char *name;
-    long number;     /* rank{N}: N; else -1 */
-} subdir;
-
-static int by_rank_then_name(const void *a, const void *b)
-{
-    const subdir *x = a, *y = b;
-    if ((x->number >= 0) != (y->number >= 0))
-        return x->number >= 0 ? -1 : 1;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static long rank_number(const char *name)
-{
-    if (strncmp(name, "rank", 4) != 0 || !name[4] || strlen(name) > 12)
-        return -1;
-    long v = 0;
-    for (const char *p = name + 4; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
-}
-
 /* A record as GradAnomalyData(**values) takes it: 0, or 1 with the reason
- * msprobe would refuse it in *why. */
+ * msprobe would refuse it in *why, or 2 when a number is beyond what any
+ * step or rank can be (an error: never taken as another number). */
 static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_t cap)
 {
     memset(a, 0, sizeof *a);
@@ -89,12 +64,19 @@ static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_
         const jval *v = a->field[f];
         if (!v)
             continue;   /* the default, 0 */
-        if (v->type != J_NUMBER || !v->is_int || v->len > 18) {
+        if (v->type != J_NUMBER || !v->is_int) {
             snprintf(buf, cap, "has a '%s' that is not an integer", anomaly_fields[f]);
             *why = buf;
             return 1;
         }
+        errno = 0;
         *num[f] = strtoll(v->text, NULL, 10);
+        if (errno == ERANGE) {
+            snprintf(buf, cap, "has a '%s' of %.*s, beyond the integer range", anomaly_fields[f],
+                     (int)(v->len > 40 ? 40 : v->len), v->text);
+            *why = buf;
+            return 2;
+        }
     }
     const jval *tag = a->field[AF_TAG_NAME];
     if (!tag || tag->type != J_STRING) {
@@ -125,7 +107,13 @@ static int load_file(const char *path, anomaly_list *out)
         const char *why;
         char buf[128];
         const jval *rec = json_member_value(&doc, i);
-        if (build(rec, &a, &why, buf, sizeof buf)) {
+        int refused = build(rec, &a, &why, buf, sizeof buf);
+        if (refused == 2) {
+            const jmember *mem = &doc.u.members[i];
+            rc = err_input(path, "record '%.*s' %s", (int)(mem->keylen > 120 ? 120 : mem->keylen), mem->key, why);
+            break;
+        }
+        if (refused) {
             const jmember *mem = &doc.u.members[i];
             log_warn_as("anomaly records skipped", "%s: record '%.*s' %s; skipped, as msprobe does", path,
                         (int)(mem->keylen > 120 ? 120 : mem->keylen), mem->key, why);
@@ -145,23 +133,21 @@ int anomaly_load(const char *dir, anomaly_list *out)
     out->data = xcalloc(1, sizeof(texts));
     if (path_require(dir, 1) != 0)
         return -1;
-    char **names;
-    long n = dir_list(dir, &names);
-    if (n < 0)
+    /* the rank directories every analyzer reads (model/dumptree's rule):
+     * rank0 and rank00 are two dumps of rank 0, refused, not read twice */
+    dumptree_list ranks, skipped;
+    if (dumptree_ranks_loose(dir, &ranks, &skipped) != 0)
         return -1;
-    subdir *subs = xcalloc(n ? (size_t)n : 1, sizeof *subs);
-    size_t ns = 0;
-    for (long i = 0; i < n; i++) {
-        char *p = path_join(dir, names[i]);
-        if (path_kind(p) == PATH_DIR)
-            subs[ns++] = (subdir){names[i], rank_number(names[i])};
-        free(p);
+    for (size_t i = 0; i < skipped.n; i++) {
+        char *json = dumptree_file(skipped.v[i].path, "anomaly.json");
+        if (json)
+            log_warn_as("directories skipped", "%s: '%s' is not a rank directory (rank<N>): its anomaly.json is "
+                        "skipped", dir, skipped.v[i].name);
+        free(json);
     }
-    qsort(subs, ns, sizeof *subs, by_rank_then_name);
     int rc = 0;
-    for (size_t i = 0; i < ns && rc == 0; i++) {
-        char *sub = path_join(dir, subs[i].name);
-        char *json = path_join(sub, "anomaly.json");
+    for (size_t i = 0; i < ranks.n && rc == 0; i++) {
+        char *json = path_join(ranks.v[i].path, "anomaly.json");
         enum path_kind k = path_kind(json);
         if (k == PATH_FILE) {
             out->files++;
@@ -170,10 +156,9 @@ int anomaly_load(const char *dir, anomaly_list *out)
             rc = path_require(json, 0);
         }
         free(json);
-        free(sub);
     }
-    free(subs);
-    names_free(names, n);
+    dumptree_list_free(&ranks);
+    dumptree_list_free(&skipped);
     return rc;
 }
 
@@ -397,9 +382,15 @@ int anomaly_parse_steps(const char *text, long long **steps, size_t *n, int *all
         if (p == end)
             break;
         char *e;
+        errno = 0;
         long long v = strtoll(p, &e, 10);
         if (e == p || e > end)
             goto bad;
+        if (errno == ERANGE) {
+            free(*steps);
+            *steps = NULL;
+            return err_set(ERR_USAGE, NULL, "-s '%s': step %.*s is beyond the integer range", text, (int)(e - p), p);
+        }
         p = e;
         while (p < end && *p == ' ')
             p++;

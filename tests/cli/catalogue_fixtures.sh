@@ -381,6 +381,32 @@ awk 'BEGIN { printf "{"; for (i = 0; i < 40; i++) printf "%s\"r%d\": {\"rank\": 
 awk 'BEGIN { for (s = 1; s < 200; s++) printf "0,fc.input,%d,0,-1.5,2.0,3.25,0.0,0,0.1,\"[4, 2]\",torch.float32\n", s }' \
     >> "$C/mon/Nov25_01-23-20-rank0-0000abc0/actv_0-199.csv"
 
+# ---- rank directories, one rule for every analyzer: rank0 and rank00 are two
+# dumps of rank 0; a rank or step number beyond the integer range is refused
+mkdir -p "$C/anomaly_twice/rank0" "$C/anomaly_twice/rank00" &&
+    cp "$C/anomaly/rank0/anomaly.json" "$C/anomaly_twice/rank0/" && cp "$C/anomaly/rank0/anomaly.json" "$C/anomaly_twice/rank00/"
+mkdir -p "$C/anomaly_big/rank0" &&
+    printf '{"x": {"rank": 0, "step": 99999999999999999999999, "micro_step": 0, "pp_stage": 0, "vpp_stage": 0, "call_id": 0, "tag_name": "0:fc/rank0/actv", "message": "m", "group_mates": [0]}}' \
+        > "$C/anomaly_big/rank0/anomaly.json"
+mkdir -p "$C/ranks_twice/rank0" "$C/ranks_twice/rank00" && cp "$feat_t/dump.json" "$C/ranks_twice/rank0/" &&
+    cp "$feat_t/dump.json" "$C/ranks_twice/rank00/"
+mkdir -p "$C/ranks_bench/rank0" && cp "$feat_b/dump.json" "$C/ranks_bench/rank0/"
+mkdir -p "$C/ranks_huge/rank0" "$C/ranks_huge/rank99999999999999999999" && cp "$feat_t/dump.json" "$C/ranks_huge/rank0/" &&
+    cp "$feat_t/dump.json" "$C/ranks_huge/rank99999999999999999999/"
+mkdir -p "$C/nan_huge/rank99999999999999999999" && cp "$feat_t/dump.json" "$C/nan_huge/rank99999999999999999999/"
+# data2db reads dumps as compare and nan_analyze do: the same refusals, the same messages
+d2() {    # d2 NAME DUMP.JSON-TEXT: NAME/step0/rank0/dump.json
+    mkdir -p "$C/$1/step0/rank0" && printf '%s' "$2" > "$C/$1/step0/rank0/dump.json"
+}
+d2 d2_list "${head_json}[1, 2]}"
+d2 d2_name "${head_json}{\"x\": {\"input_args\": [$leaf}], \"output\": []}}}"
+d2 d2_obj "${head_json}{\"Functional.a.0.forward\": [1]}}"
+mkdir -p "$C/d2_fifo/step0/rank0" && mkfifo "$C/d2_fifo/step0/rank0/dump.json"
+mkdir -p "$C/d2_fiforank/step0" && mkfifo "$C/d2_fiforank/step0/rank0"
+mkdir -p "$C/d2_twice/step0" && cp -r "$C/d2_list/step0/rank0" "$C/d2_twice/step0/rank0" &&
+    cp -r "$C/d2_list/step0/rank0" "$C/d2_twice/step0/rank00"
+mkdir -p "$C/d2_step/step99999999999999999999/rank0" && cp "$feat_t/dump.json" "$C/d2_step/step99999999999999999999/rank0/"
+
 # ---- graph: its dump directories (dump.json, construct.json, stack.json) and .vis files ----
 g_dir() {    # a copy of the features' rank directory, NAME
     mkdir -p "$C/$1" && cp "$feat_t/dump.json" "$feat_t/stack.json" "$feat_t/construct.json" "$C/$1/"
