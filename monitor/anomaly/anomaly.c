@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
 #include "model/dumptree.h"
 
 #include <errno.h>
@@ -36,20 +37,14 @@ int anomaly_stage(const char *tag, size_t n)
 
 /* ---- loading -------------------------------------------------------------- */
 
-/* A record as GradAnomalyData(**values) takes it: 0, or 1 with the reason
- * msprobe would refuse it in *why, or 2 when a number is beyond what any
- * step or rank can be (an error: never taken as another number). */
-static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_t cap)
+/* A record's fields by name into field[]: 0, or 1 with an unknown one
+ * named in buf. */
+static int fields(const jval *rec, const jval *field[AF_COUNT], const char **why, char *buf, size_t cap)
 {
-    memset(a, 0, sizeof *a);
-    if (rec->type != J_OBJECT) {
-        *why = "is not an object";
-        return 1;
-    }
-    long long *num[6] = {&a->rank, &a->step, &a->micro_step, &a->pp_stage, &a->vpp_stage, &a->call_id};
+    for (int f = 0; f < AF_COUNT; f++)
+        field[f] = NULL;
     for (uint32_t i = 0; i < rec->len; i++) {
         const jmember *m = &rec->u.members[i];
-        const jval *v = json_member_value(rec, i);
         int f = 0;
         while (f < AF_COUNT && !json_key_is(m, anomaly_fields[f]))
             f++;
@@ -58,10 +53,29 @@ static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_
             *why = buf;
             return 1;
         }
-        a->field[f] = v;
+        field[f] = json_member_value(rec, i);
     }
+    return 0;
+}
+
+/* A record as GradAnomalyData(**values) takes it: 0, or 1 with the reason
+ * msprobe would refuse it in *why, or 2 when a number is beyond what any
+ * step or rank can be (an error: never taken as another number). The tag
+ * points into the record's text, or into `keep` when it had escapes. */
+static int build(const jval *rec, const char *text, size_t text_len, arena *keep, anomaly *a, const char **why,
+                 char *buf, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    if (rec->type != J_OBJECT) {
+        *why = "is not an object";
+        return 1;
+    }
+    const jval *field[AF_COUNT];
+    if (fields(rec, field, why, buf, cap))
+        return 1;
+    long long *num[6] = {&a->rank, &a->step, &a->micro_step, &a->pp_stage, &a->vpp_stage, &a->call_id};
     for (int f = 0; f < 6; f++) {
-        const jval *v = a->field[f];
+        const jval *v = field[f];
         if (!v)
             continue;   /* the default, 0 */
         if (v->type != J_NUMBER || !v->is_int) {
@@ -78,13 +92,14 @@ static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_
             return 2;
         }
     }
-    const jval *tag = a->field[AF_TAG_NAME];
+    const jval *tag = field[AF_TAG_NAME];
     if (!tag || tag->type != J_STRING) {
         /* msprobe's sort would fail on it (None.split) */
         *why = "has no tag_name string";
         return 1;
     }
-    a->tag = tag->u.str;
+    int in_text = tag->u.str >= text && tag->u.str + tag->len <= text + text_len;
+    a->tag = in_text ? tag->u.str : arena_strndup(keep, tag->u.str, tag->len);
     a->tag_len = tag->len;
     a->stage = anomaly_stage(a->tag, a->tag_len);
     return 0;
@@ -95,34 +110,118 @@ typedef struct {
     size_t n, cap;
 } texts;
 
+/* One member of the file: its key and its (last) value's bytes. */
+typedef struct {
+    const char *key;
+    size_t keylen, at, len;
+} member_span;
+
+/* The records of one anomaly.json. The file is walked once for its
+ * members (a repeated key keeps its first place and takes the later
+ * value, as json.load's dict does), then each member's value is parsed on
+ * its own into a scratch arena, built and dropped. */
 static int load_file(const char *path, anomaly_list *out)
 {
     texts *t = out->data;
     GROW(t->v, t->cap, t->n + 1);
-    jval doc;
-    int rc = json_load_file(path, 0, &t->v[t->n], &out->a, &doc, "is not a JSON object of anomaly records");
+    mapped_file *m = &t->v[t->n];
+    uint32_t file = (uint32_t)t->n;
+    int rc = file_load(path, 0, m);
     t->n++;   /* released with the list, read or not */
-    for (uint32_t i = 0; rc == 0 && i < doc.len; i++) {
+    if (rc != 0)
+        return -1;
+    const char *text = m->data ? (const char *)m->data : "";
+    jparser jp;
+    jp_init(&jp, path, text, m->size);
+    arena scratch, keys;
+    arena_init(&scratch, 1 << 16);
+    arena_init(&keys, 1 << 16);
+    member_span *mv = NULL;
+    size_t nm = 0, cap = 0;
+    strmap seen;
+    strmap_init(&seen, 1024);
+    if (jp_peek(&jp) != '{') {
+        jval v;
+        rc = jp_value(&jp, &scratch, &v) != 0 ? -1
+                                              : err_input(path, "is not a JSON object of anomaly records");
+    }
+    if (rc == 0)
+        rc = jp_object_begin(&jp);
+    const char *key;
+    size_t keylen;
+    int more = 0;
+    while (rc == 0 && (more = jp_object_next(&jp, &scratch, &key, &keylen)) == 1) {
+        if (!(key >= text && key + keylen <= text + m->size))
+            key = arena_strndup(&keys, key, keylen);
+        jp_peek(&jp);   /* to the value's first byte */
+        size_t at = (size_t)(jp.p - text);
+        if (jp_skip(&jp) != 0) {
+            rc = -1;
+            break;
+        }
+        member_span sp = {key, keylen, at, (size_t)(jp.p - text) - at};
+        int added;
+        size_t *slot = strmap_put(&seen, key, keylen, nm, &added);
+        if (added) {
+            GROW(mv, cap, nm + 1);
+            mv[nm++] = sp;
+        } else {
+            mv[*slot].at = sp.at;
+            mv[*slot].len = sp.len;
+        }
+        arena_reset(&scratch);
+    }
+    if (rc == 0 && more < 0)
+        rc = -1;
+    if (rc == 0)
+        rc = jp_end(&jp);
+    jp_free(&jp);
+    strmap_free(&seen);
+    for (size_t i = 0; i < nm && rc == 0; i++) {
+        jparser one;
+        jp_init(&one, path, text + mv[i].at, mv[i].len);
+        jval rec;
+        rc = jp_value(&one, &scratch, &rec);
+        jp_free(&one);
         anomaly a;
         const char *why;
         char buf[128];
-        const jval *rec = json_member_value(&doc, i);
-        int refused = build(rec, &a, &why, buf, sizeof buf);
+        int refused = rc == 0 ? build(&rec, text, m->size, &out->a, &a, &why, buf, sizeof buf) : 0;
+        arena_reset(&scratch);
+        int kl = (int)(mv[i].keylen > 120 ? 120 : mv[i].keylen);
         if (refused == 2) {
-            const jmember *mem = &doc.u.members[i];
-            rc = err_input(path, "record '%.*s' %s", (int)(mem->keylen > 120 ? 120 : mem->keylen), mem->key, why);
-            break;
-        }
-        if (refused) {
-            const jmember *mem = &doc.u.members[i];
-            log_warn_as("anomaly records skipped", "%s: record '%.*s' %s; skipped, as msprobe does", path,
-                        (int)(mem->keylen > 120 ? 120 : mem->keylen), mem->key, why);
+            rc = err_input(path, "record '%.*s' %s", kl, mv[i].key, why);
+        } else if (refused) {
+            log_warn_as("anomaly records skipped", "%s: record '%.*s' %s; skipped, as msprobe does", path, kl,
+                        mv[i].key, why);
             out->skipped++;
-            continue;
+        } else if (rc == 0) {
+            a.file = file;
+            a.at = mv[i].at;
+            a.len = mv[i].len;
+            GROW(out->v, out->cap, out->n + 1);
+            out->v[out->n++] = a;
         }
-        GROW(out->v, out->cap, out->n + 1);
-        out->v[out->n++] = a;
     }
+    free(mv);
+    arena_free(&scratch);
+    arena_free(&keys);
+    return rc;
+}
+
+int anomaly_fields_of(const anomaly_list *l, const anomaly *r, arena *a, const jval *field[AF_COUNT])
+{
+    const texts *t = l->data;
+    const mapped_file *m = &t->v[r->file];
+    jparser jp;
+    jp_init(&jp, m->path, m->data + r->at, r->len);
+    jval rec;
+    int rc = jp_value(&jp, a, &rec);
+    jp_free(&jp);
+    const char *why;
+    char buf[128];
+    if (rc == 0 && (rec.type != J_OBJECT || fields(&rec, field, &why, buf, sizeof buf)))
+        rc = err_internal(m->path, "an anomaly record changed between two readings");
     return rc;
 }
 

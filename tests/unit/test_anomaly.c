@@ -190,7 +190,18 @@ static void test_load(void **state)
     assert_int_equal(l.v[0].rank, 2);     /* rank2 before rank10 */
     assert_int_equal(l.v[0].step, 5);
     assert_int_equal(l.v[1].rank, 10);
-    assert_null(l.v[1].field[AF_MESSAGE]);   /* msprobe's default "" */
+    {
+        /* the fields are read again from the record's text */
+        const jval *field[AF_COUNT];
+        arena a;
+        arena_init(&a, 4096);
+        assert_int_equal(anomaly_fields_of(&l, &l.v[1], &a, field), 0);
+        assert_null(field[AF_MESSAGE]);   /* msprobe's default "" */
+        assert_non_null(field[AF_TAG_NAME]);
+        assert_int_equal(anomaly_fields_of(&l, &l.v[0], &a, field), 0);
+        assert_true(json_str_eq(field[AF_MESSAGE], "m"));
+        arena_free(&a);
+    }
     anomaly_list_free(&l);
     /* what is no rank directory is skipped, named (the one rule of rank
      * directories, model/dumptree): its file is not even read */
