@@ -31,8 +31,6 @@ typedef struct {
     int quiet, mode, tensor_log;
 } cli;
 
-static const opt_choice formats[] = {{"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {NULL, 0, NULL}};
-
 /* msprobe's compare modes (compare_cli.py MODE_DISPATCHER): auto is ours. */
 static const opt_choice modes[] = {
     {"auto", 0, NULL},
@@ -80,7 +78,7 @@ static const opt options[] = {
     OPT_GROUP("output"),
     OPT_OPTSTRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed", .def = "./output",
                   .flags = OPT_DIR),
-    OPT_CHOICE("--format", cli, format, formats,
+    OPT_CHOICE("--format", cli, format, table_formats,
                "result format, xlsx like msprobe 8.1.0; the newest msprobe writes csv unless given --xlsx",
                .def = "xlsx"),
     OPT_SET_INT("--xlsx", cli, format, TABLE_XLSX,
@@ -135,20 +133,24 @@ const command compare_command = {
     &spec, cmd_compare,
 };
 
-static int parse_args(int argc, char **argv, cli *o)
+static opts_result parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = pool_cpus();
-    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? -2 : -1;
+    opts_result pr = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return pr;
     if (o->quiet)
         log_set_quiet(1);
-    if (o->input && (o->target || o->bench))
-        return log_usage("give either -i compare.json or -n/-b, not both");
-    if (!o->input && (!o->target || !o->bench))
-        return log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
-    return 0;
+    if (o->input && (o->target || o->bench)) {
+        log_usage("give either -i compare.json or -n/-b, not both");
+        return OPTS_USAGE_ERROR;
+    }
+    if (!o->input && (!o->target || !o->bench)) {
+        log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
+        return OPTS_USAGE_ERROR;
+    }
+    return OPTS_RUN;
 }
 
 typedef struct {
@@ -241,24 +243,21 @@ static int prepare(const cli *o, run_opts *r)
 /* Every name a job may write under `stamp`. */
 static int job_names_free(const compare_job *j, const compare_opts *o, int layer, const char *stamp)
 {
-    const char *names[3][2];
+    char *names[3];
     int n = 0;
     if (o->first_diff) {
-        names[n][0] = "compare_result", names[n++][1] = "json";
+        names[n++] = compare_out_name(j, stamp, "compare_result", "json");
     } else {
-        int debug = path_has_suffix(j->npu_json, "/debug.json") || !strcmp(j->npu_json, "debug.json");
-        names[n][0] = debug ? "debug_compare_result" : "compare_result";
-        names[n++][1] = o->format == TABLE_CSV ? "csv" : "xlsx";
+        names[n++] = compare_result_name(j, o->format, stamp);
         if (o->auto_analyze)
-            names[n][0] = "advisor", names[n++][1] = "txt";
+            names[n++] = compare_out_name(j, stamp, "advisor", "txt");
     }
     if (layer)
-        names[n][0] = "data_mapping", names[n++][1] = "yaml";
+        names[n++] = compare_out_name(j, stamp, "data_mapping", "yaml");
     int free_ = 1;
-    for (int k = 0; k < n && free_; k++) {
-        char *p = compare_out_name(j, stamp, names[k][0], names[k][1]);
-        free_ = !out_name_taken(p);
-        free(p);
+    for (int k = 0; k < n; k++) {
+        free_ = free_ && !out_name_taken(names[k]);
+        free(names[k]);
     }
     return free_;
 }
@@ -290,11 +289,9 @@ static int pick_stamp(const job_list *jobs, const compare_opts *o, int layer, ch
 int cmd_compare(int argc, char **argv, const global_opts *g)
 {
     cli o;
-    int prc = parse_args(argc, argv, &o);
-    if (prc == -2)
-        return EXIT_OK;
-    if (prc)
-        return EXIT_BADINPUT;
+    opts_result pr = parse_args(argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     run_opts ro_;
     if (g->framework == 'p' && (o.mapping.api || o.mapping.cell)) {
         fprintf(stderr, "%s: Argument -cm or -am is not supported in PyTorch framework\n", log_prog());

@@ -23,10 +23,8 @@
 
 typedef struct {
     const char *dir, *out, *steps;
-    int k, format, has_format, quiet;
+    int k, format, quiet;
 } cli;
-
-static const opt_choice formats[] = {{"csv", TABLE_CSV, NULL}, {"xlsx", TABLE_XLSX, NULL}, {NULL, 0, NULL}};
 
 static const opt options[] = {
     OPT_STRING("-d --data_path", cli, dir, "ANOMALY_DIR",
@@ -37,13 +35,13 @@ static const opt options[] = {
     OPT_INT("-k --topk", cli, k, "N", INT_MIN, INT_MAX, "keep the N earliest anomalies", .def = "8"),
     OPT_STRING("-s --step | --step_list", cli, steps, "STEPS",
                "only these steps: msprobe's list [13,14], or 13,14 (default: all)"),
-    OPT_CHOICE("--format", cli, format, formats, "also write the table as anomaly_analyse.csv or .xlsx"),
+    OPT_CHOICE("--format", cli, format, table_formats, "also write the table as anomaly_analyse.xlsx or .csv"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
 };
 
 static const opts_spec spec = {
-    .usage = "-d ANOMALY_DIR [-o OUT] [-k N] [-s STEPS] [--format csv|xlsx]",
+    .usage = "-d ANOMALY_DIR [-o OUT] [-k N] [-s STEPS] [--format xlsx|csv]",
     .about = "Rank the anomalies msprobe's training monitor recorded (anomaly_detected/rank{N}/anomaly.json) the way "
              "msprobe's anomaly_processor does: earliest step first, then micro step, training stage (forward, "
              "backward, optimizer), pipeline stages (forward: first stage first; backward and optimizer: last "
@@ -187,8 +185,9 @@ static int same_key(const anomaly *a, const anomaly *b)
 
 /* anomaly_analyse.json: json.dump(dict, indent=1) of get_key() -> to_dict(),
  * a repeated key keeping its first place and its last record; written as
- * it is made, each record's fields read again from its text. */
-static int write_json(const char *path, const anomaly_list *l, const anomaly *const *sel, size_t n)
+ * it is made, each record's fields read again from its text, into a
+ * temporary file beside `path` (returned; NULL on failure, nothing left). */
+static char *write_json(const char *path, const anomaly_list *l, const anomaly *const *sel, size_t n)
 {
     /* keys by an open-addressing table of record indices (no key texts) */
     size_t cap = 16;
@@ -261,16 +260,15 @@ static int write_json(const char *path, const anomaly_list *l, const anomaly *co
     }
     if (fp && fclose(fp) != 0 && rc == 0)
         rc = err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
-    if (rc == 0) {
-        rc = out_tmp_commit(tmp, path);
+    if (rc != 0) {
+        out_tmp_discard(tmp);
         tmp = NULL;
     }
-    out_tmp_discard(tmp);
     sb_free(&text);
     arena_free(&scratch);
     free(last);
     free(uniq);
-    return rc;
+    return tmp;
 }
 
 static int write_table(const char *path, int format, const anomaly_list *l, const anomaly *const *sel, size_t n,
@@ -301,11 +299,10 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    o.has_format = -1;
     o.format = -1;
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     long long *steps;
@@ -350,20 +347,19 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         sel[i] = cand[idx[i]];
     const char *out = o.out ? o.out : o.dir;
     json_path = path_join(out, "anomaly_analyse.json");
-    int replacing = path_kind(json_path) != PATH_MISSING;
-    if (out_run_mkdir(outputs, out) != 0 || (replacing && out_check_replaceable(json_path) != 0)) {
+    char *tmp = NULL;
+    int failed = out_run_mkdir(outputs, out) != 0 ||
+                 (path_kind(json_path) != PATH_MISSING && out_check_replaceable(json_path) != 0) ||
+                 !(tmp = write_json(json_path, &list, sel, nsel)) ||
+                 out_run_replace(outputs, tmp, json_path, "file") != 0;
+    if (failed) {
         status = err_report();
         goto done;
     }
-    if (replacing)
-        log_warn("%s: the existing file is replaced", json_path);
-    if (write_json(json_path, &list, sel, nsel) != 0) {
-        status = err_report();
-        goto done;
-    }
-    out_run_add(outputs, json_path);
     if (o.format >= 0) {
-        table_path = path_join(out, o.format == TABLE_XLSX ? "anomaly_analyse.xlsx" : "anomaly_analyse.csv");
+        char name[32];
+        snprintf(name, sizeof name, "anomaly_analyse.%s", table_ext(o.format));
+        table_path = path_join(out, name);
         if (write_table(table_path, o.format, &list, sel, nsel, outputs) != 0) {
             status = err_report();
             goto done;

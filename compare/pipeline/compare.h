@@ -199,5 +199,9 @@ int write_advisor(compare_ctx *c, char **path, compare_result *res);
 /* run.c: OUT_DIR/{prefix}{suffix}_{stamp}.{ext}, the name of every file of a
  * job (compare_result_rank0_20250101120000.xlsx); malloc'ed. */
 char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext);
+/* inputs.c: the job's result table, {debug_}compare_result{suffix}_{stamp}.{csv|xlsx}
+ * (debug_ when the target is a debug.json, as msprobe names it); the one
+ * place its name and extension come from. malloc'ed. */
+char *compare_result_name(const compare_job *job, int format, const char *stamp);
 
 #endif

@@ -195,8 +195,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     if (out_run_mkdir(opts->outputs, job->out_dir) != 0)
         goto out;
-    const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
-    res->result_path = compare_out_name(job, opts->stamp, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
+    res->result_path = compare_result_name(job, opts->format, opts->stamp);
     if (write_result(&c, &res->result_path, res) != 0) {
         free(res->result_path);
         res->result_path = NULL;
