@@ -420,6 +420,18 @@ g_dir g_dir_construct && rm "$C/g_dir_construct/construct.json" && mkdir "$C/g_d
 g_dir g_link_construct && rm "$C/g_link_construct/construct.json" && ln -s /dev/zero "$C/g_link_construct/construct.json"
 g_dir g_empty_construct && : > "$C/g_empty_construct/construct.json"
 g_dir g_num_construct && printf '{"Module.a.A.forward.0": 1e999}' > "$C/g_num_construct/construct.json"
+# construct.json trees that are none: a node its own parent, two nodes each
+# other's parent, a loop of three; a parent that is no key (msprobe keeps it
+# outside the tree: a warning); a stack.json whose stacks are numbers
+g_dir g_self && printf '{"Functional.linear.0.forward": "Functional.linear.0.forward"}' > "$C/g_self/construct.json"
+g_dir g_cycle && printf '{"Functional.linear.0.forward": "Tensor.__add__.0.forward", "Tensor.__add__.0.forward": "Functional.linear.0.forward"}' \
+    > "$C/g_cycle/construct.json"
+g_dir g_loop && printf '{"Functional.linear.0.forward": "Tensor.__add__.0.forward", "Tensor.__add__.0.forward": "Distributed.all_reduce.0.forward", "Distributed.all_reduce.0.forward": "Functional.linear.0.forward"}' \
+    > "$C/g_loop/construct.json"
+g_dir g_unlisted && printf '{"Functional.linear.0.forward": "Module.gone.Gone.forward.0", "Tensor.__add__.0.forward": null}' \
+    > "$C/g_unlisted/construct.json"
+g_dir g_stack_num && printf '{"0": [["Functional.linear.0.forward"], 5]}' > "$C/g_stack_num/stack.json" &&
+    printf '{"Functional.linear.0.forward": null}' > "$C/g_stack_num/construct.json"
 # .vis files for graph view: text after the object that would end the page's
 # script element, empty, cut short, nested 100,000 deep, a list, invalid
 # UTF-8, a FIFO, a directory, a link to /dev/zero
