@@ -149,6 +149,35 @@ static int check_layout(const char *path, st_file *f, uint64_t data_size)
     return rc;
 }
 
+typedef struct {
+    const char *path;
+    uint64_t data_size;
+    st_file *out;
+    size_t cap;
+    int seen_meta;
+} header_walk;
+
+/* One member of the header: a tensor, or __metadata__. */
+static int header_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    header_walk *w = ctx;
+    st_file *out = w->out;
+    jval v;
+    if (jp_value(jp, scratch, &v) != 0)
+        return -1;
+    if (keylen == 12 && !memcmp(key, "__metadata__", 12))
+        return w->seen_meta++ ? err_input(w->path, "safetensors header: __metadata__ is given twice")
+                              : metadata(w->path, &v);
+    if (out->n == SAFETENSORS_MAX_TENSORS)
+        return err_set(ERR_LIMIT, w->path, "safetensors header lists more than %zu tensors (the limit)",
+                       SAFETENSORS_MAX_TENSORS);
+    GROW(out->v, w->cap, out->n + 1);
+    if (entry(w->path, key, keylen, &v, w->data_size, out, &out->v[out->n]) != 0)
+        return -1;
+    out->n++;
+    return 0;
+}
+
 int safetensors_parse(const char *path, const unsigned char *buf, size_t size, st_file *out)
 {
     memset(out, 0, sizeof *out);
@@ -169,39 +198,9 @@ int safetensors_parse(const char *path, const unsigned char *buf, size_t size, s
     jp_init(&jp, path, buf + 8, (size_t)hlen);
     arena scratch;
     arena_init(&scratch, 4096);
-    size_t cap = 0;
-    int rc = 0, seen_meta = 0, more = 0;
-    if (jp_peek(&jp) != '{') {
-        jval v;
-        rc = jp_value(&jp, &scratch, &v) != 0 ? -1
-                                              : err_input(path, "not a safetensors file: the header is not a JSON "
-                                                                "object");
-    }
-    if (rc == 0)
-        rc = jp_object_begin(&jp);
-    const char *key;
-    size_t keylen;
-    while (rc == 0 && (more = jp_object_next(&jp, &scratch, &key, &keylen)) == 1) {
-        jval v;
-        if (jp_value(&jp, &scratch, &v) != 0) {
-            rc = -1;
-        } else if (keylen == 12 && !memcmp(key, "__metadata__", 12)) {
-            rc = seen_meta++ ? err_input(path, "safetensors header: __metadata__ is given twice") : metadata(path, &v);
-        } else if (out->n == SAFETENSORS_MAX_TENSORS) {
-            rc = err_set(ERR_LIMIT, path, "safetensors header lists more than %zu tensors (the limit)",
-                         SAFETENSORS_MAX_TENSORS);
-        } else {
-            GROW(out->v, cap, out->n + 1);
-            rc = entry(path, key, keylen, &v, data_size, out, &out->v[out->n]);
-            if (rc == 0)
-                out->n++;
-        }
-        arena_reset(&scratch);
-    }
-    if (rc == 0 && more < 0)
-        rc = -1;
-    if (rc == 0)
-        rc = jp_end(&jp);
+    header_walk w = {.path = path, .data_size = data_size, .out = out};
+    int rc = json_walk_object(&jp, path, "not a safetensors file: the header is not a JSON object", &scratch,
+                              header_member, &w);
     jp_free(&jp);
     arena_free(&scratch);
     if (rc == 0)

@@ -116,6 +116,40 @@ typedef struct {
     size_t keylen, at, len;
 } member_span;
 
+typedef struct {
+    const char *text;
+    size_t size;
+    arena *keys;            /* keys that had escapes */
+    strmap seen;            /* key -> its place in v */
+    member_span *v;
+    size_t n, cap;
+} members;
+
+/* A member of the file: its key and its value's bytes; a repeated key
+ * keeps its first place and takes the later value. */
+static int record_span(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    members *mb = ctx;
+    (void)scratch;
+    if (!(key >= mb->text && key + keylen <= mb->text + mb->size))
+        key = arena_strndup(mb->keys, key, keylen);
+    jp_peek(jp);   /* to the value's first byte */
+    size_t at = (size_t)(jp->p - mb->text);
+    if (jp_skip(jp) != 0)
+        return -1;
+    size_t len = (size_t)(jp->p - mb->text) - at;
+    int added;
+    size_t *slot = strmap_put(&mb->seen, key, keylen, mb->n, &added);
+    if (added) {
+        GROW(mb->v, mb->cap, mb->n + 1);
+        mb->v[mb->n++] = (member_span){key, keylen, at, len};
+    } else {
+        mb->v[*slot].at = at;
+        mb->v[*slot].len = len;
+    }
+    return 0;
+}
+
 /* The records of one anomaly.json. The file is walked once for its
  * members (a repeated key keeps its first place and takes the later
  * value, as json.load's dict does), then each member's value is parsed on
@@ -136,47 +170,16 @@ static int load_file(const char *path, anomaly_list *out)
     arena scratch, keys;
     arena_init(&scratch, 1 << 16);
     arena_init(&keys, 1 << 16);
-    member_span *mv = NULL;
-    size_t nm = 0, cap = 0;
-    strmap seen;
-    strmap_init(&seen, 1024);
-    if (jp_peek(&jp) != '{') {
-        jval v;
-        rc = jp_value(&jp, &scratch, &v) != 0 ? -1
-                                              : err_input(path, "is not a JSON object of anomaly records");
-    }
-    if (rc == 0)
-        rc = jp_object_begin(&jp);
-    const char *key;
-    size_t keylen;
-    int more = 0;
-    while (rc == 0 && (more = jp_object_next(&jp, &scratch, &key, &keylen)) == 1) {
-        if (!(key >= text && key + keylen <= text + m->size))
-            key = arena_strndup(&keys, key, keylen);
-        jp_peek(&jp);   /* to the value's first byte */
-        size_t at = (size_t)(jp.p - text);
-        if (jp_skip(&jp) != 0) {
-            rc = -1;
-            break;
-        }
-        member_span sp = {key, keylen, at, (size_t)(jp.p - text) - at};
-        int added;
-        size_t *slot = strmap_put(&seen, key, keylen, nm, &added);
-        if (added) {
-            GROW(mv, cap, nm + 1);
-            mv[nm++] = sp;
-        } else {
-            mv[*slot].at = sp.at;
-            mv[*slot].len = sp.len;
-        }
-        arena_reset(&scratch);
-    }
-    if (rc == 0 && more < 0)
-        rc = -1;
-    if (rc == 0)
-        rc = jp_end(&jp);
+    members mb = {.text = text, .size = m->size, .keys = &keys};
+    strmap_init(&mb.seen, 1024);
+    /* an empty file is malformed JSON to json.load, as it always was here */
+    rc = jp_peek(&jp) < 0 ? jp_skip(&jp)
+                          : json_walk_object(&jp, path, "is not a JSON object of anomaly records", &scratch,
+                                             record_span, &mb);
     jp_free(&jp);
-    strmap_free(&seen);
+    strmap_free(&mb.seen);
+    member_span *mv = mb.v;
+    size_t nm = mb.n;
     for (size_t i = 0; i < nm && rc == 0; i++) {
         jparser one;
         jp_init(&one, path, text + mv[i].at, mv[i].len);
