@@ -3,7 +3,7 @@
  * (a .vis as a page): command lines, the input JSON, then graph_run(). */
 #include "graph/commands.h"
 #include "graph/run.h"
-#include "graph/vis.h"
+#include "graph/write/page/page.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"

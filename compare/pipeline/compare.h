@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare/mapping/mapping.h"
 #include "model/dump.h"
 #include "model/metrics.h"
 #include "model/stack.h"
@@ -32,7 +33,7 @@ typedef struct {
     int threads;             /* threads one compare may use */
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
     int fuzzy;               /* -f: match names without call counters (§4.4) */
-    const struct mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
+    const mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
     struct out_run *outputs;  /* directories and files the run made, for a rollback (NULL: none kept) */
     int first_diff;          /* -da: msprobe 8.3's first-diff result (JSON) instead of the table */
 } compare_opts;
@@ -104,14 +105,11 @@ typedef struct {
     int cross_frame;         /* MindSpore target vs PyTorch bench (§4.5) */
     int target_ms;           /* the target is a MindSpore dump */
     const compare_opts *opts;
-    const compare_job *job;  /* where this compare writes (the -lm data mapping) */
     progress_job *progress;  /* this compare's slot on the status line (may be NULL) */
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
-    const char **npu_keys;   /* compare key per target row (a mapping); NULL: the names */
-    arena key_mem;           /* their texts */
-    int mapped;              /* a data mapping is active: join on the key alone */
+    mapping_keys keys;       /* compare key per target row under a mapping (npu_keys NULL: the names) */
     match_pair *pairs;
     size_t npairs;
     /* pandas holds a statistics column as float64 when every value is a
@@ -189,9 +187,6 @@ void add_counts(row_counts *to, const row_counts *k);
 
 /* output.c */
 int write_result(compare_ctx *c, char **path, compare_result *res);
-
-/* first_diff.c: the per-rank result of -da, compare_result_rank{N}_{stamp}.json */
-int write_first_diff(compare_ctx *c, char **path, compare_result *res);
 
 /* advisor.c */
 int write_advisor(compare_ctx *c, char **path, compare_result *res);

@@ -70,7 +70,7 @@ int dtype_compatible(const char *a, const char *b, int cross_frame)
 
 const char *npu_key(const compare_ctx *c, size_t i)
 {
-    return c->npu_keys ? c->npu_keys[i] : c->npu.rows[i].name;
+    return c->keys.npu_keys ? c->keys.npu_keys[i] : c->npu.rows[i].name;
 }
 
 /* "key\x1fshape", the join key. */
@@ -548,7 +548,7 @@ int match_rows(compare_ctx *c)
 {
     c->pairs = NULL;
     c->npairs = 0;
-    if (c->mapped)
+    if (c->keys.mapped)
         return match_mapped(c);
     if (c->opts->fuzzy)
         return match_fuzzy(c);

@@ -6,15 +6,12 @@
  * memory is bounded by the tensors in flight, not by the dump size.
  */
 #include "compare/pipeline/compare.h"
-#include "base/files.h"
-#include "base/log.h"
-#include "base/err.h"
 #include "base/mem.h"
-#include "format/tensor_file.h"
 #include "base/pool.h"
 #include "base/progress.h"
 #include "py/pystr.h"
 #include "base/strmap.h"
+#include "model/tensor_pair.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -56,22 +53,11 @@ typedef struct {
     atomic_int failed;      /* a file changed: the other chunks stop early */
 } real_job;
 
-static void fill_unsupported(tensor_metrics *m)
-{
-    memset(m, 0, sizeof *m);
-    for (int k = 0; k < MET_COUNT; k++)
-        m->kind[k] = MK_UNSUPPORTED;
-}
-
-/* One bad file is one bad row, msprobe's "read failed" (metrics.h's
- * metrics_compare_files); only a file that changed during the run fails
- * the compare (exit 2): its row would show zeros or a half-written
- * tensor. Returns -1 only then. */
 static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
     const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
-    fill_unsupported(&r->m);
+    tensor_metrics_unsupported(&r->m);
     if (!strcmp(nd, "-1")) {
         r->flag = RD_NO_NPU_FILE;
     } else if (!strcmp(bd, "-1")) {
@@ -79,10 +65,10 @@ static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
     } else if (!p->b) {
         r->flag = RD_UNMATCHED;
     } else {
-        int rc = metrics_compare_files(c->npu_tensor_dir, nd, c->bench_tensor_dir, bd, flags, c->progress, &r->m);
+        int rc = tensor_pair_compare(c->npu_tensor_dir, nd, c->bench_tensor_dir, bd, flags, c->progress, &r->m);
         if (rc < 0)
             return -1;
-        r->flag = rc == METRICS_ROW_COMPARED ? RD_COMPARED : RD_READ_FAILED;
+        r->flag = rc == TENSOR_PAIR_COMPARED ? RD_COMPARED : RD_READ_FAILED;
     }
     return 0;
 }

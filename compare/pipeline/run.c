@@ -1,5 +1,6 @@
 /* One compare of a pair of dump files, from loading to the advisor file. */
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/first_diff.h"
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
 #include "base/outdir.h"
@@ -96,6 +97,23 @@ static int check_stacks(compare_ctx *c)
     return 0;
 }
 
+/* The compare keys of the target rows under -am, -cm, -dm or -lm; -lm
+ * writes the mapping it generates beside the job's results. */
+static int map_keys(compare_ctx *c, const compare_job *job)
+{
+    const mapping_opts *m = c->opts->mapping;
+    char *yaml = m && m->layer ? compare_out_name(job, c->opts->stamp, "data_mapping", "yaml") : NULL;
+    mapping_dumps d = {.npu = &c->npu,
+                       .bench = &c->bench,
+                       .target_ms = c->target_ms,
+                       .yaml_path = yaml,
+                       .out_dir = job->out_dir,
+                       .outputs = c->opts->outputs};
+    int rc = mapping_apply(&d, m, &c->keys);
+    free(yaml);
+    return rc;
+}
+
 static void ctx_free(compare_ctx *c)
 {
     dump_free(&c->npu);
@@ -106,9 +124,7 @@ static void ctx_free(compare_ctx *c)
     free(c->diffs);
     free(c->real);
     free(c->npu_tensor_dir);
-    free((void *)c->npu_keys);
-    if (c->npu_keys)
-        arena_free(&c->key_mem);
+    mapping_keys_free(&c->keys);
     free(c->bench_tensor_dir);
     free(c->fill);
     free(c->msgs);
@@ -137,7 +153,6 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     compare_ctx c;
     memset(&c, 0, sizeof c);
     c.opts = opts;
-    c.job = job;
     /* phase times (MSPROBE_PROFILE) come from the progress reporter too */
     progress_job *pj = progress_job_begin(job->label);
     c.progress = pj;
@@ -166,7 +181,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         if (check_stacks(&c) != 0)
             goto out;
     }
-    if (mapping_apply(&c, opts->mapping) != 0)
+    if (map_keys(&c, job) != 0)
         goto out;
     if (match_rows(&c) != 0)
         goto out;

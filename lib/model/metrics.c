@@ -4,9 +4,6 @@
  * metrics_scan.c. */
 #include "model/metrics.h"
 #include "base/err.h"
-#include "base/log.h"
-#include "base/progress.h"
-#include "format/tensor_file.h"
 #include "model/metrics_scan.h"
 
 #include <math.h>
@@ -341,36 +338,6 @@ int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tens
         err_restore(&rb);
     err_record_free(&rb);
     return rc != 0 || changed_n != 0 || changed_b != 0 ? -1 : 0;
-}
-
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable";
-
-int metrics_compare_files(const char *npu_dir, const char *npu_name, const char *bench_dir, const char *bench_name,
-                          unsigned flags, progress_job *pj, tensor_metrics *out)
-{
-    memset(out, 0, sizeof *out);
-    tensor tn, tb;
-    int rc = tensor_load_in(npu_dir, npu_name, &tn);
-    if (rc == 0 && tensor_load_in(bench_dir, bench_name, &tb) != 0) {
-        tensor_free(&tn);
-        rc = -1;
-    }
-    if (rc == 0) {
-        progress_bytes(pj, tn.storage_size + tb.storage_size);
-        rc = metrics_compare(&tn, &tb, flags, out);
-        tensor_free(&tn);
-        tensor_free(&tb);
-    }
-    if (rc == 0)
-        return METRICS_ROW_COMPARED;
-    if (err_cause() == ERR_CHANGED)
-        return -1;
-    /* msprobe only reports "not found or read failed"; say why too */
-    log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
-    err_clear();
-    set_all(out, MK_UNSUPPORTED);
-    out->msgs = 0;
-    return METRICS_ROW_UNREADABLE;
 }
 
 /* ---- cells ---------------------------------------------------------------- */

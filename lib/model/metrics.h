@@ -45,7 +45,6 @@
 
 #include <stddef.h>
 
-#include "base/progress.h"
 #include "base/strbuf.h"
 #include "format/tensor.h"
 
@@ -113,21 +112,6 @@ typedef struct {
  * entry when a .pt's stored data fails the CRC-32 check left to this pass
  * (tensor.h's tensor_crc; checked as the bytes are read). */
 int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out);
-
-/* One row of a tensor compare: the NPU file npu_name of npu_dir and the
- * bench file bench_name of bench_dir (a dump's dump_tensor_data and the
- * names dump.json gives; tensor_load_in) loaded and compared. One bad
- * file is one bad row, whatever is wrong with it -- missing, malformed,
- * over a limit (2^48 elements, a pickle nested a million deep, a zip
- * bomb), failing its CRC-32 -- as msprobe reports "not found or read
- * failed" and goes on: then a warning of its kind ("tensor files missing"
- * or "tensor files unreadable", counted past five) and every cell
- * "unsupported". Only a file changed during the run ends it. Returns
- * METRICS_ROW_COMPARED, METRICS_ROW_UNREADABLE, or -1 (ERR_CHANGED
- * recorded). The files' bytes are added to pj (may be NULL). */
-enum { METRICS_ROW_COMPARED = 0, METRICS_ROW_UNREADABLE = 1 };
-int metrics_compare_files(const char *npu_dir, const char *npu_name, const char *bench_dir, const char *bench_name,
-                          unsigned flags, progress_job *pj, tensor_metrics *out);
 
 /* Append the Err_message text of a result (may append nothing). */
 void metrics_message(const tensor_metrics *m, strbuf *sb);

@@ -5,7 +5,8 @@
  * has no node that is its own parent and no loop of parents. */
 #include "tests/fuzz/fuzz.h"
 
-#include "graph/graph.h"
+#include "graph/model/graph.h"
+#include "graph/model/rank.h"
 #include "model/layer_scope.h"
 #include "monitor/data2db/micro.h"
 #include "model/dump.h"

@@ -8,7 +8,8 @@
 #include <cmocka.h>
 
 #include "base/log.h"
-#include "graph/graph.h"
+#include "graph/model/graph.h"
+#include "graph/model/steps.h"
 #include "testutil.h"
 #include "graph_harness.h"
 

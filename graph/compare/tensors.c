@@ -1,96 +1,64 @@
 /* Tensor mode (spec §5.7): the rows of every matched pair form one table,
- * one entry per NPU row name (the last row of a name wins, as msprobe's
- * dict does); each pair of tensor files is compared once by the compare's
- * metrics kernel (model/metrics), on every core; then each compared NPU
+ * one row per NPU row name (the last row of a name wins, as msprobe's dict
+ * does); each pair of tensor files is compared once (model/tensor_pair,
+ * the compare's metrics kernel), on every core; then each compared NPU
  * node gets its index from the one-thousandth ratios of its items. */
-#include "graph/compare.h"
-#include "base/err.h"
-#include "base/log.h"
+#include "graph/compare/tensors.h"
+#include "graph/model/items.h"
 #include "base/mem.h"
 #include "base/pool.h"
-#include "format/tensor_file.h"
+#include "model/tensor_pair.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const REAL_COLUMNS[MET_COUNT] = {"Cosine",         "EucDist",
-                                             "MaxAbsErr",      "MaxRelativeErr",
-                                             "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
-
-void real_add(gcompare *c, const gitems *ni, const gitems *bi, const rowpair *p, size_t np)
+void gtensor_add(gcompare *c, const dump_row *n, const dump_row *b)
 {
-    for (size_t k = 0; k < np; k++) {
-        const dump_row *n = &ni->rows.rows[p[k].n];
-        const dump_row *b = p[k].b >= 0 ? &bi->rows.rows[p[k].b] : NULL;
-        size_t len = strlen(n->name);
-        const size_t *at = strmap_get(&c->real_by_name, n->name, len);
-        real_row *r;
-        if (at) {
-            r = &c->real[*at];
-        } else {
-            GROW(c->real, c->realcap, c->nreal + 1);
-            r = &c->real[c->nreal];
-            memset(r, 0, sizeof *r);
-            r->name = arena_strndup(&c->mem, n->name, len);
-            int added;
-            strmap_put(&c->real_by_name, r->name, len, c->nreal, &added);
-            c->nreal++;
-        }
-        r->npu_file = arena_strndup(&c->mem, n->data_name, strlen(n->data_name));
-        /* a row beyond the Bench rows has no Bench file */
-        r->bench_file = b ? arena_strndup(&c->mem, b->data_name, strlen(b->data_name)) : "-1";
+    size_t len = strlen(n->name);
+    const size_t *at = strmap_get(&c->tensor_by_name, n->name, len);
+    gtensor_row *r;
+    if (at) {
+        r = &c->tensors[*at];
+    } else {
+        GROW(c->tensors, c->tensor_cap, c->ntensors + 1);
+        r = &c->tensors[c->ntensors];
+        memset(r, 0, sizeof *r);
+        r->name = arena_strndup(&c->mem, n->name, len);
+        int added;
+        strmap_put(&c->tensor_by_name, r->name, len, c->ntensors, &added);
+        c->ntensors++;
     }
+    r->npu_file = arena_strndup(&c->mem, n->data_name, strlen(n->data_name));
+    /* a row beyond the Bench rows has no Bench file */
+    r->bench_file = b ? arena_strndup(&c->mem, b->data_name, strlen(b->data_name)) : "-1";
 }
 
-const real_row *real_find(const gcompare *c, const char *name)
+const gtensor_row *gtensor_find(const gcompare *c, const char *name)
 {
-    const size_t *at = strmap_get(&c->real_by_name, name, strlen(name));
-    return at ? &c->real[*at] : NULL;
+    const size_t *at = strmap_get(&c->tensor_by_name, name, strlen(name));
+    return at ? &c->tensors[*at] : NULL;
 }
 
-static void unsupported(tensor_metrics *m)
-{
-    memset(m, 0, sizeof *m);
-    for (int k = 0; k < MET_COUNT; k++)
-        m->kind[k] = MK_UNSUPPORTED;
-}
-
-/* One bad file is one bad row (metrics_compare_files, the compare's
- * rule); only a file changed during the run stops the run (exit 2). */
-static int real_one(void *arg, size_t i)
+/* One row of the table: its pair of files compared (a row without a file
+ * on one side, or whose files cannot be read, stays "unsupported"). */
+static int compare_one(void *arg, size_t i)
 {
     gcompare *c = arg;
-    real_row *r = &c->real[i];
-    unsupported(&r->m);
-    if (!strcmp(r->npu_file, "-1") || !strcmp(r->bench_file, "-1"))
-        return 0;
-    if (metrics_compare_files(c->n->rd->tensor_dir, r->npu_file, c->b->rd->tensor_dir, r->bench_file, 0, c->pj,
-                              &r->m) < 0)
+    gtensor_row *r = &c->tensors[i];
+    tensor_metrics_unsupported(&r->m);
+    if (strcmp(r->npu_file, "-1") != 0 && strcmp(r->bench_file, "-1") != 0 &&
+        tensor_pair_compare(c->n->rd->tensor_dir, r->npu_file, c->b->rd->tensor_dir, r->bench_file, 0, c->pj,
+                            &r->m) < 0)
         return -1;
     progress_add(c->pj, 1);
     return 0;
 }
 
-int real_metrics(gcompare *c)
+int gtensor_metrics(gcompare *c)
 {
-    progress_phase(c->pj, "tensors", c->nreal, PROGRESS_ITEMS);
-    return pool_run(c->nreal, c->o->jobs > 0 ? c->o->jobs : 1, real_one, c, NULL);
-}
-
-void real_cells(const real_row *r, gcell out[MET_COUNT])
-{
-    for (int k = 0; k < MET_COUNT; k++) {
-        memset(&out[k].v, 0, sizeof out[k].v);
-        if (r->m.kind[k] == MK_NUM) {
-            out[k].v.kind = PV_FLOAT;
-            out[k].v.num = r->m.value[k];
-        } else {
-            out[k].v.kind = PV_STR;
-            out[k].v.text = metric_kind_text(r->m.kind[k]);
-            out[k].v.len = (uint32_t)strlen(out[k].v.text);
-        }
-    }
+    progress_phase(c->pj, "tensors", c->ntensors, PROGRESS_ITEMS);
+    return pool_run(c->ntensors, c->o->jobs > 0 ? c->o->jobs : 1, compare_one, c, NULL);
 }
 
 static int is_invalid(const pyval *v) { return v->kind == PV_FLOAT && (isnan(v->num) || isinf(v->num)); }
@@ -119,7 +87,7 @@ static int side_min(const gcompare *c, const gitems *it, int out, double *min)
         const dump_row *row = gitem_row(it, &v[k]);
         if (dump_stat(row, 0).kind == PV_NONE)
             continue;
-        const real_row *r = real_find(c, row->name);
+        const gtensor_row *r = gtensor_find(c, row->name);
         if (r) {
             if (shape_falsy(&v[k]))
                 continue;   /* spec §10 #14: not even the NaN test */
@@ -147,7 +115,7 @@ static int side_min(const gcompare *c, const gitems *it, int out, double *min)
     return SIDE_NUM;
 }
 
-int real_indexes(gcompare *c)
+int gtensor_indexes(gcompare *c)
 {
     gitems it;
     gitems_init(&it);
