@@ -1,3 +1,15 @@
+/* The loader of dump.h: one streaming pass over a mapped dump.json. The
+ * top-level members are walked one by one (dump_walk); each entry of
+ * "data" is flattened into rows as soon as it is read -- the common shape
+ * straight from the text (dump_stream), anything else through a parsed
+ * tree (dump_leaf) -- and its rows put in msprobe's order, so only the
+ * rows stay in memory and the pages already parsed are let go. Entry names
+ * are first checked for repeats by sorting 64-bit hashes of them (radix.h);
+ * only a file where two hashes meet is read a second time with a map,
+ * which gives a repeated name Python's dict semantics. Also here: the
+ * name rule that splits a row name into API and state, and msprobe's
+ * value and md5 checks.
+ */
 #include "model/dump.h"
 #include "model/dump_leaf.h"
 #include "model/dump_stream.h"
@@ -638,6 +650,30 @@ int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *
     sb_free(&f.prefix);
     sb_free(&f.tmp);
     return rc;
+}
+
+int dump_entry_check(dump_data *d, const char *name, size_t namelen, const jval *value)
+{
+    flattener f = {.d = d};
+    f.entry_name = arena_strndup(&d->mem, name, namelen);
+    int whole = dump_has_component(name, namelen, "parameters_grad") || dump_has_component(name, namelen, "debug");
+    if (py_blacklisted(name, namelen))
+        return err_input(d->path, "api name contains special characters, please check!");
+    if (value->type != J_OBJECT && !whole)
+        return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(namelen > 200 ? 200 : namelen), name);
+    if (value->type == J_OBJECT && check_entry(&f, value) != 0)
+        return -1;
+    size_t first = d->nrows;
+    if (dump_entry_rows(d, name, namelen, value, NULL, NULL) != 0)
+        return -1;
+    for (size_t i = first; i < d->nrows; i++) {
+        size_t api_len;
+        int state;
+        if (row_name_state(d->rows[i].name, &api_len, &state) != 0)
+            return err_input(d->path, "Invalid name string: %s, can not be split by forward/backward, please check.",
+                             d->rows[i].name);
+    }
+    return 0;
 }
 
 int dump_framework_text(const char *framework, const void *buf, size_t len)

@@ -100,7 +100,7 @@ static int read_monitor_run(const char *dir, const char *prefix, const train_rea
         strbuf pre = STRBUF_INIT;
         sb_addf(&pre, "%s%s/", prefix, monitor_type_names[mf.v[i].type]);
         m.prefix = sb_str(&pre);
-        mcsv_reader r = {MON_OPS, NMON_OPS, mon_header, mon_row, &m};
+        mcsv_reader r = {MON_OPS, NMON_OPS, mon_header, mon_row, &m, NULL};
         file_guard g;
         file_guard_begin(&g, &f);
         rc = mcsv_read(mf.v[i].path, f.data, f.size, &r);
