@@ -1,5 +1,6 @@
 /* One compare of a pair of dump files, from loading to the advisor file. */
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/dialect.h"
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
 #include "base/outdir.h"
@@ -32,7 +33,9 @@ static int load_both(compare_ctx *c, const compare_job *job)
     progress_phase(c->progress, "load", 0, PROGRESS_BYTES);
     load_task t = {.path = {job->npu_json, job->bench_json},
                    .out = {&c->npu, &c->bench},
-                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0,
+                   .flags = c->opts->first_diff                   ? DUMP_FIRST_DIFF
+                            : c->opts->dialect == DIALECT_NEWEST ? DUMP_NEWER_ROWS
+                                                                 : 0,
                    .progress = c->progress};
     return pool_run(2, 2, load_one, &t, NULL);
 }
@@ -106,12 +109,16 @@ static void ctx_free(compare_ctx *c)
     free(c->diffs);
     free(c->real);
     free(c->npu_tensor_dir);
-    free((void *)c->npu_keys);
-    if (c->npu_keys)
+    if (c->npu_keys || c->bench_keys)
         arena_free(&c->key_mem);
+    free((void *)c->npu_keys);
+    free((void *)c->bench_keys);
+    free(c->npu_dropped);
     free(c->bench_tensor_dir);
     free(c->fill);
     free(c->msgs);
+    free(c->level);
+    free(c->checks);
 }
 
 /* -da: one JSON of API batches instead of the table, highlights and advisor.
@@ -175,7 +182,10 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         rc = 0;
         goto out;
     }
-    stats_column_types(&c);
+    if (opts->dialect == DIALECT_NEWEST)
+        newest_column_types(&c);
+    else
+        stats_column_types(&c);
     if (c.mode == MODE_SUMMARY && opts->first_diff) {
         /* the table computes each row's differences as it formats the row */
         progress_phase(c.progress, "statistics", 0, PROGRESS_ITEMS);
@@ -203,7 +213,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     }
     out_run_add(opts->outputs, res->result_path);
-    if (opts->auto_analyze) {
+    if (opts->auto_analyze && dialect_of(opts->dialect)->advisor) {
         progress_phase(c.progress, "advisor", 0, PROGRESS_ITEMS);
         res->advisor_path = compare_out_name(job, opts->stamp, "advisor", "txt");
         if (write_advisor(&c, &res->advisor_path, res) != 0) {

@@ -528,6 +528,7 @@ static int load_pass(const char *path, unsigned flags, progress_job *pj, dump_da
     file_guard_begin(&guard, &map);
     flattener f = {.d = d,
                    .first_diff = (flags & DUMP_FIRST_DIFF) != 0,
+                   .newer_rows = (flags & (DUMP_FIRST_DIFF | DUMP_NEWER_ROWS)) != 0,
                    .tree_walk = (flags & DUMP_TREE_WALK) != 0,
                    .prefix = STRBUF_INIT,
                    .tmp = STRBUF_INIT};

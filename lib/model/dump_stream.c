@@ -212,7 +212,8 @@ static int dict(stream *s, const char *k, size_t kl, int depth)
         /* "type" would make the object a leaf after all; msprobe checks a
          * "shape" or "requires_grad" member of any object */
         if (key_is(k, kl, "type") || key_is(k, kl, "md5") || key_is(k, kl, "shape") ||
-            key_is(k, kl, "requires_grad") || dump_has_component(k, kl, "parameters_grad") || nkeys == 16)
+            key_is(k, kl, "requires_grad") || dump_has_component(k, kl, "parameters_grad") || nkeys == 16 ||
+            (f->newer_rows && key_is(k, kl, "class_type")))
             return GIVE_UP;
         for (int i = 0; i < nkeys; i++)
             if (lens[i] == kl && !memcmp(keys[i], k, kl))
