@@ -183,6 +183,12 @@ int newest_keys(compare_ctx *c)
         keys = NULL;
     }
     free(keys);
+    /* the newest msprobe renumbers the bench's backward calls even when a
+     * mapping made the target's keys from its names, pairing the n-th
+     * target call with whichever bench call came n-th; a mapping names
+     * rows as the dumps do, so then neither side is renumbered */
+    if (npu_keyed)
+        renumber = 0;
     keys = xcalloc(c->bench.nrows + 1, sizeof *keys);
     if (side_keys(c, &c->bench, keys, NULL, renumber)) {
         for (size_t i = 0; i < c->bench.nrows; i++)

@@ -289,6 +289,7 @@ static void first_diff_stats(flattener *f, pyval *st, int from_leaf_keys)
 void dump_null_row(flattener *f)
 {
     dump_row *r = dump_new_row(f->d);
+    r->state = f->parse_state;
     if (f->on_row)
         f->on_row(f->on_row_ctx, NULL);
     r->name = mem_sb(f->d, &f->prefix);
@@ -368,6 +369,7 @@ static void leaf_scan(const jval *leaf, leaf_fields *lf)
 static int leaf_row(flattener *f, const jval *leaf)
 {
     dump_row *r = dump_new_row(f->d);
+    r->state = f->parse_state;
     if (f->on_row)
         f->on_row(f->on_row_ctx, leaf);
     leaf_fields lf;

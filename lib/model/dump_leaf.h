@@ -16,6 +16,7 @@ typedef struct {
     int tree_walk;            /* DUMP_TREE_WALK: no entry read straight from the text */
     int dups;                 /* a name of `data` was repeated */
     int in_params_grad;       /* "parameters_grad" is a component of the prefix */
+    uint8_t parse_state;      /* the row_state of the member being read (input_args ... parameters) */
     uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
     size_t md5_cap;
     const char *entry_name;

@@ -193,6 +193,7 @@ static int leaf(stream *s, const jval *type)
         seen |= bit;
     }
     dump_row *r = dump_new_row(s->f->d);
+    r->state = s->f->parse_state;
     return dump_leaf_fields_row(s->f, r, &lf) == 0 ? DONE : GIVE_UP;
 }
 
@@ -320,6 +321,7 @@ static int entry(stream *s, size_t keylen)
         last = io;
         f->prefix.len = keylen;
         sb_adds(&f->prefix, names[io]);
+        f->parse_state = io < 3 ? ST_INPUT : io == 3 ? ST_OUTPUT : ST_PARAMS;
         if (item(s, 0) != DONE)
             return GIVE_UP;
     }
