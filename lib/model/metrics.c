@@ -212,7 +212,7 @@ static void compare_0d(const tensor *n, const tensor *b, int newest, tensor_metr
     }
     rel_plan p;
     if (newest)
-        rel_plan_make_newest(dn, db, &p);
+        rel_plan_make_newest_0d(sn.re, sb.re, &p);
     else
         rel_plan_make(dn, db, &p);
     double r = rel_err_one(&p, sn.re, p.complex_n ? sn.im : 0, sb.re);

@@ -21,6 +21,7 @@
 #include "base/mem.h"
 #include "base/pool.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,6 +74,18 @@ void rel_plan_make_newest(dtype_id dn, dtype_id db, rel_plan *p)
     /* astype(float) of anything but float16/32/64 (a complex tensor keeps
      * its real part) */
     int f64 = !(dn == DT_F16 || dn == DT_F32) || !(db == DT_F16 || db == DT_F32);
+    p->rtype = f64 ? RT_F64 : RT_F32;
+    p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
+    set_thresholds(p);
+}
+
+/* np.min_scalar_type() of a float value needs float64 */
+static int needs_f64(double x) { return isfinite(x) && fabs(x) > FLT_MAX; }
+
+void rel_plan_make_newest_0d(double n, double b, rel_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    int f64 = needs_f64(n) || needs_f64(b);
     p->rtype = f64 ? RT_F64 : RT_F32;
     p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
     set_thresholds(p);

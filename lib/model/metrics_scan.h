@@ -34,6 +34,10 @@ dtype_id metrics_eff_dtype(dtype_id dt);
  * result_type(n, b, float32) with that type's eps where the bench is 0. */
 void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p);
 void rel_plan_make_newest(dtype_id dn, dtype_id db, rel_plan *p);
+/* The same for two 0-d tensors holding n and b (as float64): numpy's
+ * value-based casting makes result_type(n, b, float32) float32 unless a
+ * value is beyond float32's range, whatever the dtypes. */
+void rel_plan_make_newest_0d(double n, double b, rel_plan *p);
 
 /* |(n' - b') / b'| of one element as numpy computes it, where n' and b'
  * carry eps when b == 0.  n = nr + i*ni (ni only for complex plans).
