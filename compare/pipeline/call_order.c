@@ -147,14 +147,26 @@ static int side_keys(compare_ctx *c, const dump_data *d, const char **keys, uint
         else
             sb_add(&head, np.p1, np.n1);
         size_t nl = strlen(en->name);
+        /* the call already has the number of its order: keys are names */
+        if (head.len == nl && !memcmp(head.buf, en->name, nl))
+            continue;
         for (size_t r = en->first_row; r < en->first_row + en->nrows; r++) {
-            sb_reset(&key);
-            sb_add(&key, head.buf, head.len);
-            remove_all(&key, d->rows[r].name, en->name, nl);
-            if (strcmp(sb_str(&key), d->rows[r].name) != 0) {
+            const char *name = d->rows[r].name;
+            const char *rest = !strncmp(name, en->name, nl) ? name + nl : NULL;
+            if (rest && !strstr(rest, en->name)) {
+                /* the usual row: the entry's name, then its place */
+                size_t rl = strlen(rest);
+                char *k = arena_alloc(&c->key_mem, head.len + rl + 1);
+                memcpy(k, head.buf, head.len);
+                memcpy(k + head.len, rest, rl + 1);
+                keys[r] = k;
+            } else {
+                sb_reset(&key);
+                sb_add(&key, head.buf, head.len);
+                remove_all(&key, name, en->name, nl);
                 keys[r] = arena_strndup(&c->key_mem, key.buf, key.len);
-                changed = 1;
             }
+            changed = 1;
         }
     }
     sb_free(&key);

@@ -119,6 +119,7 @@ typedef struct {
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
+    const stack_info **entry_stack;  /* per target entry, set by render_stacks() (NULL: none) */
     const char **npu_keys;   /* compare key per target row (a mapping); NULL: the names */
     const char **bench_keys; /* the same per bench row (newest: backward calls renumbered); NULL: the names */
     arena key_mem;           /* their texts */

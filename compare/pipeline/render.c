@@ -7,6 +7,7 @@
  * "inf\t"/"nan\t", everything else its str(). */
 #include "compare/pipeline/compare.h"
 #include "compare/pipeline/dialect.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 
@@ -41,13 +42,13 @@ static cell to_cell(const pyval *v)
     }
 }
 
-static const char *stack_cell(const compare_ctx *c, const dump_row *n)
+static cell stack_cell(const compare_ctx *c, const dump_row *n)
 {
     if (!c->have_stack || c->npu.entries[n->entry].first_row != (size_t)(n - c->npu.rows))
-        return "N/A";
-    /* rendered by render_stacks() before any row */
-    const stack_info *si = stack_find(&c->stack, c->npu.entries[n->entry].name);
-    return si && si->repr ? si->repr : "N/A";
+        return text_cell("N/A");
+    /* found and rendered by render_stacks() before any row */
+    const stack_info *si = c->entry_stack ? c->entry_stack[n->entry] : NULL;
+    return si && si->repr ? cell_str(si->repr, si->repr_len) : text_cell("N/A");
 }
 
 static void append_highlights(const compare_ctx *c, size_t i, size_t *cursor, strbuf *err)
@@ -232,7 +233,7 @@ void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t
     v[COL_BENCH_DTYPE] = text_cell(p->b ? p->b->dtype : "N/A");
     v[COL_NPU_SHAPE] = text_cell(p->n->shape);
     v[COL_BENCH_SHAPE] = text_cell(p->b ? p->b->shape : "N/A");
-    v[COL_STACK] = text_cell(stack_cell(c, p->n));
+    v[COL_STACK] = stack_cell(c, p->n);
     if (c->mode == MODE_ALL) {
         sb_reset(&t->data_name);
         data_name_cell(p, &t->data_name);
@@ -288,11 +289,13 @@ size_t msgs_from(const compare_ctx *c, size_t i)
  * threads without touching the stack map. */
 void render_stacks(compare_ctx *c)
 {
-    if (!c->have_stack)
+    if (!c->have_stack || c->entry_stack)
         return;
+    c->entry_stack = xcalloc(c->npu.nentries + 1, sizeof *c->entry_stack);
     for (size_t e = 0; e < c->npu.nentries; e++) {
         const stack_info *si = stack_find(&c->stack, c->npu.entries[e].name);
         if (si)
             stack_repr((stack_info *)si);
+        c->entry_stack[e] = si;
     }
 }

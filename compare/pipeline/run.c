@@ -105,6 +105,7 @@ static void ctx_free(compare_ctx *c)
     dump_free(&c->bench);
     if (c->have_stack)
         stack_free(&c->stack);
+    free((void *)c->entry_stack);
     free(c->pairs);
     free(c->diffs);
     free(c->real);

@@ -88,10 +88,16 @@ static void csv_text(strbuf *sb, const char *s, size_t n)
     sb_grow(sb, 2 * n + 3);
     char *o = sb->buf + sb->len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
+    /* long texts (a stack) are copied in spans between quotes */
+    while (n) {
+        const char *q = memchr(s, '"', n);
+        size_t k = q ? (size_t)(q - s) + 1 : n;
+        memcpy(o, s, k);
+        o += k;
+        if (q)
             *o++ = '"';
-        *o++ = s[i];
+        s += k;
+        n -= k;
     }
     *o++ = '"';
     sb->len = (size_t)(o - sb->buf);
