@@ -86,14 +86,14 @@ $(BUILD)/tests/support/%.o: tests/support/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(TEST_INC) $(DEFS) $(WARN) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# The script and style sheet of graph's page (graph/page/), as C strings:
+# The script and style sheet of graph's page (graph/write/page/), as C strings:
 # each line a literal; backslashes, quotes and '?' (trigraphs) escaped.
 ASSET_SED := -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/'
-$(BUILD)/gen/graph_assets.c: graph/page/viewer.js graph/page/viewer.css
+$(BUILD)/gen/graph_assets.c: graph/write/page/viewer.js graph/write/page/viewer.css
 	@mkdir -p $(dir $@)
-	{ echo '/* made by the Makefile from graph/page/: do not edit */'; \
-	  echo 'const char graph_viewer_js[] ='; sed $(ASSET_SED) graph/page/viewer.js; echo ';'; \
-	  echo 'const char graph_viewer_css[] ='; sed $(ASSET_SED) graph/page/viewer.css; echo ';'; } > $@.tmp
+	{ echo '/* made by the Makefile from graph/write/page/: do not edit */'; \
+	  echo 'const char graph_viewer_js[] ='; sed $(ASSET_SED) graph/write/page/viewer.js; echo ';'; \
+	  echo 'const char graph_viewer_css[] ='; sed $(ASSET_SED) graph/write/page/viewer.css; echo ';'; } > $@.tmp
 	mv $@.tmp $@
 
 $(BUILD)/gen/graph_assets.o: $(BUILD)/gen/graph_assets.c

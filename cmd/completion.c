@@ -397,9 +397,9 @@ static void zsh(strbuf *sb, const command *const *cmds, size_t n)
 static int cmd_completion(int argc, char **argv, const global_opts *g)
 {
     cli o = {0};
-    int rc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     size_t n;
     const command *const *cmds = cmd_list(&n);
     strbuf sb = STRBUF_INIT;

@@ -142,10 +142,10 @@ static int help(int argc, char **argv)
 {
     help_cli h = {NULL};
     log_set_prog("msprobe help");
-    int rc = opts_parse(&help_spec, argc, argv, &h, 0, NULL);
+    opts_result pr = opts_parse(&help_spec, argc, argv, &h, 0, NULL);
     log_set_prog("msprobe");
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (!h.name) {
         opts_help(&msprobe_spec, stdout);
         return EXIT_OK;
@@ -161,9 +161,9 @@ static int dispatch(int argc, char **argv)
 {
     top_cli t = {{0}, 0};
     int i;
-    int rc = opts_parse(&msprobe_spec, argc, argv, &t, OPTS_STOP_AT_ARG, &i);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&msprobe_spec, argc, argv, &t, OPTS_STOP_AT_ARG, &i);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (t.list) {
         /* one line per command: its name, then its aliases; install makes
          * a msprobe-<name> link for each word */

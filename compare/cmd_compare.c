@@ -34,7 +34,6 @@ typedef struct {
     int quiet, mode, tensor_log;
 } cli;
 
-static const opt_choice formats[] = {{"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {NULL, 0, NULL}};
 static const opt_choice dialects[] = {
     {"8.1", DIALECT_81, NULL}, {"newest", DIALECT_NEWEST, NULL}, {NULL, 0, NULL}};
 
@@ -93,7 +92,7 @@ static const opt options[] = {
     OPT_CHOICE("--dialect", cli, dialect, dialects,
                "whose table: 8.1 (msprobe 8.1.0's columns and texts) or newest (the newest msprobe's); by default "
                "-tp/-gp write the newest's, -n/-b, -i and '-f FRAMEWORK compare' 8.1.0's"),
-    OPT_CHOICE("--format", cli, format, formats,
+    OPT_CHOICE("--format", cli, format, table_formats,
                "result format; by default xlsx in the 8.1 dialect, csv in the newest (as each msprobe writes)"),
     OPT_SET_INT("--xlsx", cli, format, TABLE_XLSX, "the newest msprobe's switch to xlsx (same as --format xlsx)"),
     OPT_BOOL("-s --stack_mode", cli, stack,
@@ -149,21 +148,24 @@ const command compare_command = {
     &spec, cmd_compare,
 };
 
-static int parse_args(int argc, char **argv, const global_opts *g, cli *o)
+static opts_result parse_args(int argc, char **argv, const global_opts *g, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = pool_cpus();
     o->dialect = -1;
     o->format = -1;
-    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? -2 : -1;
+    opts_result pr = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return pr;
     if (o->quiet)
         log_set_quiet(1);
-    if ((o->target && o->target_new) || (o->bench && o->bench_new))
-        return log_usage("give the target once (-n or -tp) and the bench once (-b or -gp)");
+    if ((o->target && o->target_new) || (o->bench && o->bench_new)) {
+        log_usage("give the target once (-n or -tp) and the bench once (-b or -gp)");
+        return OPTS_USAGE_ERROR;
+    }
     /* the dialect follows the spelling: the newest msprobe's -tp/-gp write
-     * its table, 8.1.0's spellings (-n/-b, -i, -f FRAMEWORK first) 8.1.0's */
+     * its table, 8.1.0's spellings (-n/-b, -i, -f FRAMEWORK first) 8.1.0's;
+     * and so does the format, unless given */
     int newest_spelling = (o->target_new || o->bench_new) && !g->framework;
     if (o->dialect < 0)
         o->dialect = newest_spelling ? DIALECT_NEWEST : DIALECT_81;
@@ -173,11 +175,15 @@ static int parse_args(int argc, char **argv, const global_opts *g, cli *o)
         o->target = o->target_new;
     if (!o->bench)
         o->bench = o->bench_new;
-    if (o->input && (o->target || o->bench))
-        return log_usage("give either -i compare.json or -n/-b (-tp/-gp), not both");
-    if (!o->input && (!o->target || !o->bench))
-        return log_usage("both a target (-n or -tp) and a bench (-b or -gp) dump are needed, or -i compare.json");
-    return 0;
+    if (o->input && (o->target || o->bench)) {
+        log_usage("give either -i compare.json or -n/-b (-tp/-gp), not both");
+        return OPTS_USAGE_ERROR;
+    }
+    if (!o->input && (!o->target || !o->bench)) {
+        log_usage("both a target (-n or -tp) and a bench (-b or -gp) dump are needed, or -i compare.json");
+        return OPTS_USAGE_ERROR;
+    }
+    return OPTS_RUN;
 }
 
 typedef struct {
@@ -270,24 +276,21 @@ static int prepare(const cli *o, run_opts *r)
 /* Every name a job may write under `stamp`. */
 static int job_names_free(const compare_job *j, const compare_opts *o, int layer, const char *stamp)
 {
-    const char *names[3][2];
+    char *names[3];
     int n = 0;
     if (o->first_diff) {
-        names[n][0] = "compare_result", names[n++][1] = "json";
+        names[n++] = compare_out_name(j, stamp, "compare_result", "json");
     } else {
-        int debug = path_has_suffix(j->npu_json, "/debug.json") || !strcmp(j->npu_json, "debug.json");
-        names[n][0] = debug ? "debug_compare_result" : "compare_result";
-        names[n++][1] = o->format == TABLE_CSV ? "csv" : "xlsx";
+        names[n++] = compare_result_name(j, o->format, stamp);
         if (o->auto_analyze && dialect_of(o->dialect)->advisor)
-            names[n][0] = "advisor", names[n++][1] = "txt";
+            names[n++] = compare_out_name(j, stamp, "advisor", "txt");
     }
     if (layer)
-        names[n][0] = "data_mapping", names[n++][1] = "yaml";
+        names[n++] = compare_out_name(j, stamp, "data_mapping", "yaml");
     int free_ = 1;
-    for (int k = 0; k < n && free_; k++) {
-        char *p = compare_out_name(j, stamp, names[k][0], names[k][1]);
-        free_ = !out_name_taken(p);
-        free(p);
+    for (int k = 0; k < n; k++) {
+        free_ = free_ && !out_name_taken(names[k]);
+        free(names[k]);
     }
     return free_;
 }
@@ -319,11 +322,9 @@ static int pick_stamp(const job_list *jobs, const compare_opts *o, int layer, ch
 int cmd_compare(int argc, char **argv, const global_opts *g)
 {
     cli o;
-    int prc = parse_args(argc, argv, g, &o);
-    if (prc == -2)
-        return EXIT_OK;
-    if (prc)
-        return EXIT_BADINPUT;
+    opts_result pr = parse_args(argc, argv, g, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     run_opts ro_;
     if (g->framework == 'p' && (o.mapping.api || o.mapping.cell)) {
         fprintf(stderr, "%s: Argument -cm or -am is not supported in PyTorch framework\n", log_prog());

@@ -51,9 +51,9 @@ int cmd_merge_result(int argc, char **argv, const global_opts *g)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    int rc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     merge_opts m = {o.input_dir, o.output_dir, o.config};

@@ -17,8 +17,8 @@ typedef struct {
     int format, jobs, quiet;
 } cli;
 
-static const opt_choice formats[] = {
-    {"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}, {"json", CC_FMT_JSON, NULL}, {NULL, 0, NULL}};
+/* the tables' formats, and checkpoints' json */
+static const opt_choice formats[] = {TABLE_FORMAT_CHOICES, {"json", CC_FMT_JSON, NULL}, {NULL, 0, NULL}};
 
 #define NOT_VERL "the newest msprobe's verl log compare (-vc/-vv) is not offered here"
 
@@ -99,17 +99,15 @@ const command ckpt_compare_command = {
     &ckpt_spec, cmd_ckpt_compare,
 };
 
-static int parse(const opts_spec *s, int argc, char **argv, cli *o)
+static opts_result parse(const opts_spec *s, int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->format = CC_FMT_AUTO;
     o->jobs = pool_cpus();
-    int rc = opts_parse(s, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
-    if (o->quiet)
+    opts_result pr = opts_parse(s, argc, argv, o, 0, NULL);
+    if (pr == OPTS_RUN && o->quiet)
         log_set_quiet(1);
-    return -1;
+    return pr;
 }
 
 static int report(int rc) { return rc == 0 ? EXIT_OK : err_report(); }
@@ -119,18 +117,20 @@ static int compare_ckpt(cli *o, const char *a, const char *b)
     if (o->format == CC_FMT_AUTO)
         o->format = CC_FMT_JSON;
     cc_opts co = {o->out, o->format, 'p', o->jobs};
-    if (!co.out)
-        co.out = o->format == TABLE_CSV ? "./ckpt_similarity.csv" : o->format == TABLE_XLSX ? "./ckpt_similarity.xlsx"
-                                                                                            : "./ckpt_similarity.json";
+    char out[32];
+    if (!co.out) {
+        snprintf(out, sizeof out, "./ckpt_similarity.%s", o->format == CC_FMT_JSON ? "json" : table_ext(o->format));
+        co.out = out;
+    }
     return report(cc_compare_ckpt(&co, a, b));
 }
 
 int cmd_config_check(int argc, char **argv, const global_opts *g)
 {
     cli o;
-    int rc = parse(&spec, argc, argv, &o);
-    if (rc >= 0)
-        return rc;
+    opts_result pr = parse(&spec, argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.dump.given && o.compare.given) {
         log_usage("give either -d (make a pack) or -c (compare), not both");
         return EXIT_BADINPUT;
@@ -170,9 +170,9 @@ int cmd_ckpt_compare(int argc, char **argv, const global_opts *g)
 {
     (void)g;
     cli o;
-    int rc = parse(&ckpt_spec, argc, argv, &o);
-    if (rc >= 0)
-        return rc;
+    opts_result pr = parse(&ckpt_spec, argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.compare.given && (o.first || o.second)) {
         log_usage("give the two checkpoints either with -c or as arguments, not both");
         return EXIT_BADINPUT;

@@ -31,9 +31,8 @@ static char *result_name(const char *dir, int fmt, int n, const char *sheet)
     if (n)
         sb_addf(&sb, "_%d", n);
     if (fmt == TABLE_CSV)
-        sb_addf(&sb, "_%s.csv", sheet);
-    else
-        sb_adds(&sb, ".xlsx");
+        sb_addf(&sb, "_%s", sheet);
+    sb_addf(&sb, ".%s", table_ext(fmt));
     char *p = path_join(dir, sb_str(&sb));
     sb_free(&sb);
     return p;

@@ -3,7 +3,7 @@
  * (a .vis as a page): command lines, the input JSON, then graph_run(). */
 #include "graph/commands.h"
 #include "graph/run.h"
-#include "graph/vis.h"
+#include "graph/write/page/page.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"
@@ -226,19 +226,21 @@ static int run(cli *o, const global_opts *g, int newest)
     return status;
 }
 
-static int parse(const opts_spec *spec, int argc, char **argv, cli *o)
+static opts_result parse(const opts_spec *spec, int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = pool_cpus();
     o->file_type = -1;
-    int rc = opts_parse(spec, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? 1 : -1;
-    if (o->rank_size.given || o->tp.given || o->pp.given || o->vpp.given || o->order.given)
-        return log_usage("--rank_size, --tp, --pp, --vpp, --order: %s", NO_MERGE);
+    opts_result pr = opts_parse(spec, argc, argv, o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return pr;
+    if (o->rank_size.given || o->tp.given || o->pp.given || o->vpp.given || o->order.given) {
+        log_usage("--rank_size, --tp, --pp, --vpp, --order: %s", NO_MERGE);
+        return OPTS_USAGE_ERROR;
+    }
     if (o->file_type >= 0)
         o->format = o->file_type;
-    return 0;
+    return OPTS_RUN;
 }
 
 /* ---- graph view ------------------------------------------------------------- */
@@ -268,9 +270,9 @@ static int cmd_view(int argc, char **argv)
 {
     view_cli o;
     memset(&o, 0, sizeof o);
-    int rc = opts_parse(&view_spec, argc, argv, &o, 0, NULL);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&view_spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     if (!o.vis)
@@ -282,9 +284,9 @@ static int cmd_view(int argc, char **argv)
 static int parse_and_run(const opts_spec *spec, int argc, char **argv, const global_opts *g, int newest)
 {
     cli o;
-    int rc = parse(spec, argc, argv, &o);
-    if (rc)
-        return rc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = parse(spec, argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     return run(&o, g, newest);
 }
 

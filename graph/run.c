@@ -4,7 +4,14 @@
  * results written; one time stamp for every name of the run; a failed run
  * takes back what it wrote. */
 #include "graph/run.h"
-#include "graph/vis.h"
+#include "graph/compare/match.h"
+#include "graph/model/dist.h"
+#include "graph/model/graph.h"
+#include "graph/model/rank.h"
+#include "graph/model/steps.h"
+#include "graph/write/page/page.h"
+#include "graph/write/vis.h"
+#include "graph/write/visdb.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -329,8 +336,8 @@ static int build_job(void *arg, size_t i)
         j->cmp.b = &j->gb;
         j->cmp.o = o;
         j->cmp.pj = j->pj;
-        if (compare_task(&j->n, &j->b, &j->cmp.task) != 0 || graph_compare_setup(&j->cmp) != 0 ||
-            graph_compare(&j->cmp) != 0)
+        if (gcompare_task(&j->n, &j->b, &j->cmp.task) != 0 || gcompare_setup(&j->cmp) != 0 ||
+            gcompare_run(&j->cmp) != 0)
             return -1;
     }
     graph_micro_steps(&j->gn, rc->compare ? &j->gb : NULL);

@@ -4,7 +4,7 @@
 #ifndef MSP_GRAPH_RUN_H
 #define MSP_GRAPH_RUN_H
 
-#include "graph/graph.h"
+#include "graph/model/graph.h"
 
 int graph_run(const char *npu, const char *bench, const char *out_dir, const graph_opts *o);
 

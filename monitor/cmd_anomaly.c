@@ -22,10 +22,8 @@
 
 typedef struct {
     const char *dir, *out, *steps;
-    int k, format, has_format, quiet;
+    int k, format, quiet;
 } cli;
-
-static const opt_choice formats[] = {{"csv", TABLE_CSV, NULL}, {"xlsx", TABLE_XLSX, NULL}, {NULL, 0, NULL}};
 
 static const opt options[] = {
     OPT_STRING("-d --data_path", cli, dir, "ANOMALY_DIR",
@@ -36,13 +34,13 @@ static const opt options[] = {
     OPT_INT("-k --topk", cli, k, "N", INT_MIN, INT_MAX, "keep the N earliest anomalies", .def = "8"),
     OPT_STRING("-s --step | --step_list", cli, steps, "STEPS",
                "only these steps: msprobe's list [13,14], or 13,14 (default: all)"),
-    OPT_CHOICE("--format", cli, format, formats, "also write the table as anomaly_analyse.csv or .xlsx"),
+    OPT_CHOICE("--format", cli, format, table_formats, "also write the table as anomaly_analyse.xlsx or .csv"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
 };
 
 static const opts_spec spec = {
-    .usage = "-d ANOMALY_DIR [-o OUT] [-k N] [-s STEPS] [--format csv|xlsx]",
+    .usage = "-d ANOMALY_DIR [-o OUT] [-k N] [-s STEPS] [--format xlsx|csv]",
     .about = "Rank the anomalies msprobe's training monitor recorded (anomaly_detected/rank{N}/anomaly.json) the way "
              "msprobe's anomaly_processor does: earliest step first, then micro step, training stage (forward, "
              "backward, optimizer), pipeline stages (forward: first stage first; backward and optimizer: last "
@@ -233,11 +231,10 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    o.has_format = -1;
     o.format = -1;
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     long long *steps;
@@ -284,23 +281,21 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     json_path = path_join(out, "anomaly_analyse.json");
     strbuf sb = STRBUF_INIT;
     write_json(&sb, sel, nsel);
-    int replacing = path_kind(json_path) != PATH_MISSING;
-    if (out_run_mkdir(outputs, out) != 0 || (replacing && out_check_replaceable(json_path) != 0)) {
-        sb_free(&sb);
-        status = err_report();
-        goto done;
-    }
-    if (replacing)
-        log_warn("%s: the existing file is replaced", json_path);
-    if (file_write_atomic(json_path, sb.buf, sb.len) != 0) {
-        sb_free(&sb);
-        status = err_report();
-        goto done;
-    }
+    const void *text = sb.buf;
+    char *tmp = NULL;
+    int failed = out_run_mkdir(outputs, out) != 0 ||
+                 (path_kind(json_path) != PATH_MISSING && out_check_replaceable(json_path) != 0) ||
+                 !(tmp = out_tmp_write(json_path, &text, &sb.len, 1)) ||
+                 out_run_replace(outputs, tmp, json_path, "file") != 0;
     sb_free(&sb);
-    out_run_add(outputs, json_path);
+    if (failed) {
+        status = err_report();
+        goto done;
+    }
     if (o.format >= 0) {
-        table_path = path_join(out, o.format == TABLE_XLSX ? "anomaly_analyse.xlsx" : "anomaly_analyse.csv");
+        char name[32];
+        snprintf(name, sizeof name, "anomaly_analyse.%s", table_ext(o.format));
+        table_path = path_join(out, name);
         if (write_table(table_path, o.format, sel, nsel, outputs) != 0) {
             status = err_report();
             goto done;

@@ -104,9 +104,9 @@ int cmd_data2db(int argc, char **argv, const global_opts *g)
 {
     cli o;
     memset(&o, 0, sizeof o);
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     arena a;

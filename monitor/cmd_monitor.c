@@ -321,9 +321,9 @@ int cmd_monitor(int argc, char **argv, const global_opts *g)
     cli o;
     memset(&o, 0, sizeof o);
     o.c.jobs = pool_cpus();
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     summary sm;
     memset(&sm, 0, sizeof sm);
     strbuf both = STRBUF_INIT;

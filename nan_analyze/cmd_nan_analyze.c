@@ -21,8 +21,6 @@ typedef struct {
     int all, format, jobs, quiet;
 } cli;
 
-static const opt_choice formats[] = {{"csv", TABLE_CSV, NULL}, {"xlsx", TABLE_XLSX, NULL}, {NULL, 0, NULL}};
-
 static const opt options[] = {
     OPT_STRING("-i --input_path", cli, input, "DIR",
                "the dump: a step directory (rank0, rank1, ... or proc{PID} inside), a dump root (step0, step1, "
@@ -32,7 +30,8 @@ static const opt options[] = {
                .def = "./output", .flags = OPT_DIR),
     OPT_BOOL("--all", cli, all,
              "also list every anomalous API of every rank with its scene and level, in the JSON under \"anomalies\""),
-    OPT_CHOICE("--format", cli, format, formats, "also write the --all list as a csv or xlsx table (implies --all)"),
+    OPT_CHOICE("--format", cli, format, table_formats,
+               "also write the --all list as an xlsx or csv table (implies --all)"),
     OPT_STRING("--fail-on", cli, fail_on, "KINDS", "exit with status 3 when an anomaly is found: anomaly (or any)"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "ranks read at once (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
@@ -40,7 +39,7 @@ static const opt options[] = {
 };
 
 static const opts_spec spec = {
-    .usage = "-i DIR [-o DIR] [--all] [--format csv|xlsx] [--fail-on anomaly]",
+    .usage = "-i DIR [-o DIR] [--all] [--format xlsx|csv] [--fail-on anomaly]",
     .about = "Find the node that produced NaN/Inf first in a distributed run, following the communication between "
              "ranks (send/recv, broadcast, all_reduce, all_gather, ...), from the dumps of every rank (dump.json, "
              "construct.json, stack.json), as msprobe's nan_analyze (the newest msprobe's overflow_check) does: "
@@ -108,9 +107,9 @@ int cmd_nan_analyze(int argc, char **argv, const global_opts *g)
     memset(&o, 0, sizeof o);
     o.format = -1;
     o.jobs = pool_cpus();
-    int prc = opts_parse(&spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(&spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
     int gate;

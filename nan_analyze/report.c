@@ -507,10 +507,10 @@ int nan_report(nan_step *st, const nan_opts *o, const char *out_dir, out_run *ou
     int rc = out_stream_open(&of, result_path(out_dir));
     if (rc == 0 && o->table_format >= 0) {
         /* the table takes the result's name, its own extension */
-        size_t stem = strlen(of.path) - strlen(".json");
-        tpath = xmalloc(stem + 6);
-        memcpy(tpath, of.path, stem);
-        strcpy(tpath + stem, o->table_format == TABLE_CSV ? ".csv" : ".xlsx");
+        strbuf name = STRBUF_INIT;
+        sb_add(&name, of.path, strlen(of.path) - strlen("json"));
+        sb_adds(&name, table_ext(o->table_format));
+        tpath = sb_detach(&name);
         t = table_open(tpath, o->table_format, table_header, 8);
         if (!t)
             rc = -1;

@@ -62,15 +62,15 @@ const command parse_command = {
     "parse", NULL, "inspect a tensor file (.npy, .pt), or compare two", &spec, cmd_parse,
 };
 
-static int parse_args(int argc, char **argv, cli *o)
+static opts_result parse_args(int argc, char **argv, cli *o)
 {
     memset(o, 0, sizeof *o);
-    int rc = opts_parse(&spec, argc, argv, o, 0, NULL);
-    if (rc)
-        return rc > 0 ? -2 : -1;
+    opts_result pr = opts_parse(&spec, argc, argv, o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return pr;
     o->nfiles = o->file[1] ? 2 : 1;
     o->count = o->all ? SIZE_MAX : (size_t)o->count_arg;
-    return 0;
+    return OPTS_RUN;
 }
 
 /* ---- text of values ------------------------------------------------------ */
@@ -424,11 +424,9 @@ int cmd_parse(int argc, char **argv, const global_opts *g)
 {
     (void)g;
     cli o;
-    int prc = parse_args(argc, argv, &o);
-    if (prc == -2)
-        return EXIT_OK;
-    if (prc)
-        return EXIT_BADINPUT;
+    opts_result pr = parse_args(argc, argv, &o);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     tensor t[2];
     memset(t, 0, sizeof t);
     int status = EXIT_OK;

@@ -1,10 +1,11 @@
 /* compare -da: the first diverging op across ranks (spec/analyzers.md §C).
  *
  * The compare of every rank pair has written its first-diff result
- * (first_diff.c); this reads them back, describes every API of every rank
- * to the communication-graph engine (lib/commgraph.h) -- which ones differ,
- * which ones communicate and with whom -- and writes what it finds as
- * diff_analyze_{time_ns}.json, as msprobe 8.3's find_first does. */
+ * (compare/pipeline/first_diff.c); this reads them back, describes every
+ * API of every rank to the communication-graph engine (lib/commgraph.h) --
+ * which ones differ, which ones communicate and with whom -- and writes
+ * what it finds as diff_analyze_{time_ns}.json, as msprobe 8.3's
+ * find_first does. */
 #ifndef MSP_COMPARE_DIFF_ANALYZE_H
 #define MSP_COMPARE_DIFF_ANALYZE_H
 

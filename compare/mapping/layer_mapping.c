@@ -51,35 +51,35 @@ static void add_pair(jval *obj, strmap *seen, const char *name, const char *to)
 
 /* Each target entry's bench entry, then row by row: the bench row whose
  * name goes on like the target row's after the entry name. */
-static jval *pair_rows(const compare_ctx *c, const lm_side *t, const lm_side *b, const lm_rules *r, arena *a)
+static jval *pair_rows(const mapping_dumps *d, const lm_side *t, const lm_side *b, const lm_rules *r, arena *a)
 {
     jval *obj = arena_calloc(a, sizeof *obj);
     obj->type = J_OBJECT;
-    obj->u.members = arena_calloc(a, (c->npu.nrows ? c->npu.nrows : 1) * sizeof *obj->u.members);
+    obj->u.members = arena_calloc(a, (d->npu->nrows ? d->npu->nrows : 1) * sizeof *obj->u.members);
     strmap seen = {0};
-    strmap_init(&seen, c->npu.nrows);
+    strmap_init(&seen, d->npu->nrows);
     strbuf scope = STRBUF_INIT, key = STRBUF_INIT;
     for (size_t k = 0; k < t->n; k++) {
-        const dump_entry *ne = &c->npu.entries[k];
+        const dump_entry *ne = &d->npu->entries[k];
         if (!ne->nrows)
             continue;
         size_t bi = lm_bench_entry(t, b, r, k, &scope, &key);
         strmap suffix = {0};
         if (bi != (size_t)-1) {
-            const dump_entry *be = &c->bench.entries[bi];
+            const dump_entry *be = &d->bench->entries[bi];
             size_t skip = count_chars(be->name);
             strmap_init(&suffix, be->nrows);
             for (size_t i = 0; i < be->nrows; i++) {
-                const char *rn = c->bench.rows[be->first_row + i].name, *s = skip_chars(rn, skip);
+                const char *rn = d->bench->rows[be->first_row + i].name, *s = skip_chars(rn, skip);
                 int added;
                 *strmap_put(&suffix, s, strlen(s), be->first_row + i, &added) = be->first_row + i;
             }
         }
         size_t skip = count_chars(ne->name);
         for (size_t i = 0; i < ne->nrows; i++) {
-            const char *rn = c->npu.rows[ne->first_row + i].name, *s = skip_chars(rn, skip);
+            const char *rn = d->npu->rows[ne->first_row + i].name, *s = skip_chars(rn, skip);
             size_t *bj = bi != (size_t)-1 ? strmap_get(&suffix, s, strlen(s)) : NULL;
-            add_pair(obj, &seen, rn, bj ? c->bench.rows[*bj].name : "N/A");
+            add_pair(obj, &seen, rn, bj ? d->bench->rows[*bj].name : "N/A");
         }
         strmap_free(&suffix);
     }
@@ -89,14 +89,14 @@ static jval *pair_rows(const compare_ctx *c, const lm_side *t, const lm_side *b,
     return obj;
 }
 
-static int write_mapping(const compare_ctx *c, const jval *map)
+static int write_mapping(const mapping_dumps *d, const jval *map)
 {
     strbuf text = STRBUF_INIT;
-    char *path = compare_out_name(c->job, c->opts->stamp, "data_mapping", "yaml");
+    char *path = xstrdup(d->yaml_path);
     int rc = -1;
     yaml_dump_str_map(&text, map);
-    if (out_run_mkdir(c->opts->outputs, c->job->out_dir) == 0 && file_write_new(&path, text.buf, text.len) >= 0) {
-        out_run_add(c->opts->outputs, path);
+    if (out_run_mkdir(d->outputs, d->out_dir) == 0 && file_write_new(&path, text.buf, text.len) >= 0) {
+        out_run_add(d->outputs, path);
         rc = 0;
     }
     free(path);
@@ -104,7 +104,7 @@ static int write_mapping(const compare_ctx *c, const jval *map)
     return rc;
 }
 
-const jval *layer_mapping_build(compare_ctx *c, const lm_rules *rules, arena *a)
+const jval *layer_mapping_build(const mapping_dumps *d, const lm_rules *rules, arena *a)
 {
     arena m;
     arena_init(&m, 1 << 16);
@@ -114,9 +114,9 @@ const jval *layer_mapping_build(compare_ctx *c, const lm_rules *rules, arena *a)
     const jval *out = NULL;
     /* msprobe checks the target's files, then the bench's (the yaml was
      * parsed before any dump was read) */
-    if (lm_side_load(&t, &c->npu, 0, &m) == 0 && lm_side_load(&b, &c->bench, 1, &m) == 0) {
-        out = pair_rows(c, &t, &b, rules, a);
-        if (c->job && write_mapping(c, out) != 0)
+    if (lm_side_load(&t, d->npu, 0, &m) == 0 && lm_side_load(&b, d->bench, 1, &m) == 0) {
+        out = pair_rows(d, &t, &b, rules, a);
+        if (d->yaml_path && write_mapping(d, out) != 0)
             out = NULL;
     }
     lm_side_free(&t);

@@ -8,18 +8,17 @@
 #define MSP_COMPARE_LAYER_MAPPING_H
 
 #include "base/arena.h"
-#include "compare/pipeline/compare.h"
+#include "compare/mapping/dumps.h"
 #include "format/json.h"
 #include "model/layer_map.h"
 
-/* Build the mapping for c->npu and c->bench from the stack.json and
- * construct.json beside each dump.json and the rules, write it as
- * data_mapping{suffix}_{stamp}.yaml into the job's output directory, and
- * return it: a J_OBJECT from target row name to bench row name or "N/A", in
+/* Build the mapping for d->npu and d->bench from the stack.json and
+ * construct.json beside each dump.json and the rules, write it to
+ * d->yaml_path (when given), and return it: a J_OBJECT from target row name to bench row name or "N/A", in
  * target row order. The object lives in `a`; its strings point into the
  * dumps. An empty object means msprobe compares as without a data mapping
  * (a side without stack or construct information). NULL (error recorded)
  * on bad input. */
-const jval *layer_mapping_build(compare_ctx *c, const lm_rules *rules, arena *a);
+const jval *layer_mapping_build(const mapping_dumps *d, const lm_rules *rules, arena *a);
 
 #endif

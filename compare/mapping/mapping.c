@@ -50,12 +50,12 @@ static int api_of(const char *name, const char *path, strbuf *out)
     return 0;
 }
 
-static const char *keep(compare_ctx *c, strbuf *sb) { return arena_strndup(&c->key_mem, sb->buf, sb->len); }
+static const char *keep(mapping_keys *keys, strbuf *sb) { return arena_strndup(&keys->key_mem, sb->buf, sb->len); }
 
 /* The built-in MindSpore -> PyTorch renaming of one row name. */
-static int builtin_api_key(compare_ctx *c, const char *name, strbuf *api, strbuf *out)
+static int builtin_api_key(const dump_data *npu, const char *name, strbuf *api, strbuf *out)
 {
-    if (api_of(name, c->npu.path, api) != 0)
+    if (api_of(name, npu->path, api) != 0)
         return -1;
     const char *a = api->buf;
     const char *dot = strchr(a, '.');
@@ -192,7 +192,7 @@ static int load_api(mapping_files *f, const char *file)
 }
 
 /* The user's api mapping (§4.1.1) rewrites the keys of the rows it names. */
-static int user_api_mapping(compare_ctx *c, const char *file, const mapping_files *f)
+static int user_api_mapping(const mapping_dumps *d, const char *file, const mapping_files *f, mapping_keys *out)
 {
     arena a;
     arena_init(&a, 4096);
@@ -202,11 +202,11 @@ static int user_api_mapping(compare_ctx *c, const char *file, const mapping_file
     size_t *next = NULL;
     if (f->napi) {
         /* target rows by their "{type}.{api}", chained; bench api names */
-        strmap_init(&npu_apis, c->npu.nrows);
-        strmap_init(&bench_apis, c->bench.nrows);
-        next = xmalloc_array(c->npu.nrows + 1, sizeof *next);
-        for (size_t i = 0; i < c->npu.nrows && rc == 0; i++) {
-            if ((rc = api_of(c->npu.rows[i].name, c->npu.path, &api)) != 0)
+        strmap_init(&npu_apis, d->npu->nrows);
+        strmap_init(&bench_apis, d->bench->nrows);
+        next = xmalloc_array(d->npu->nrows + 1, sizeof *next);
+        for (size_t i = 0; i < d->npu->nrows && rc == 0; i++) {
+            if ((rc = api_of(d->npu->rows[i].name, d->npu->path, &api)) != 0)
                 break;
             next[i] = (size_t)-1;
             int added;
@@ -218,8 +218,8 @@ static int user_api_mapping(compare_ctx *c, const char *file, const mapping_file
                 next[k] = i;
             }
         }
-        for (size_t i = 0; i < c->bench.nrows && rc == 0; i++) {
-            if ((rc = api_of(c->bench.rows[i].name, c->bench.path, &api)) != 0)
+        for (size_t i = 0; i < d->bench->nrows && rc == 0; i++) {
+            if ((rc = api_of(d->bench->rows[i].name, d->bench->path, &api)) != 0)
                 break;
             strmap_put(&bench_apis, arena_strndup(&a, api.buf, api.len), api.len, i, NULL);
         }
@@ -233,7 +233,7 @@ static int user_api_mapping(compare_ctx *c, const char *file, const mapping_file
         if (!head || !strmap_get(&bench_apis, pt, strlen(pt)))
             continue;
         for (size_t i = *head; i != (size_t)-1 && rc == 0; i = next[i]) {
-            replace(&op, c->npu.rows[i].name, ms, pt, 1);
+            replace(&op, d->npu->rows[i].name, ms, pt, 1);
             static const char *const patterns[5] = {".input.", ".kwargs.", ".output.", ".parameters.",
                                                     ".parameters_grad."};
             static const int list_of[5] = {0, 0, 1, 2, 3};
@@ -251,7 +251,7 @@ static int user_api_mapping(compare_ctx *c, const char *file, const mapping_file
                 sb_add(&key, op.buf, op.len);
                 sb_adds(&key, "abandoned");
             }
-            c->npu_keys[i] = keep(c, &key);
+            out->npu_keys[i] = keep(out, &key);
         }
     }
     free(next);
@@ -424,15 +424,15 @@ static void data_key(const jval *data, const strmap *keys, const char *name, str
     }
 }
 
-int mapping_apply(compare_ctx *c, const mapping_opts *m)
+int mapping_apply(const mapping_dumps *d, const mapping_opts *m, mapping_keys *out)
 {
     if (!mapping_any(m))
         return 0;
     const mapping_files *f = m->files;
     if (!f)
         return err_internal(NULL, "the mapping files were not loaded before the compare");
-    arena_init(&c->key_mem, 1 << 20);
-    c->npu_keys = xmalloc_array(c->npu.nrows + 1, sizeof *c->npu_keys);
+    arena_init(&out->key_mem, 1 << 20);
+    out->npu_keys = xmalloc_array(d->npu->nrows + 1, sizeof *out->npu_keys);
     arena files;
     arena_init(&files, 1 << 16);
     strbuf api = STRBUF_INIT, key = STRBUF_INIT, tmp = STRBUF_INIT;
@@ -440,14 +440,14 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
     const strmap *keys = NULL;
     strmap layer_keys = {0};
     int rc = 0, layer = 0;
-    if (m->layer && !c->target_ms) {
+    if (m->layer && !d->target_ms) {
         static atomic_int warned;
         if (!atomic_exchange(&warned, 1))
             log_warn("-lm (layer mapping) applies to MindSpore target dumps only; ignored");
     } else if (m->layer) {
         /* the generated mapping replaces any -dm file, unread (§2.4 step 7) */
         layer = 1;
-        data = f->layer ? layer_mapping_build(c, f->layer, &files)
+        data = f->layer ? layer_mapping_build(d, f->layer, &files)
                         : (err_internal(NULL, "the layer mapping rules were not loaded"), NULL);
         rc = data ? 0 : -1;
         if (data) {
@@ -464,29 +464,38 @@ int mapping_apply(compare_ctx *c, const mapping_opts *m)
         data = &f->data;
         keys = &f->data_keys;
     }
-    for (size_t i = 0; i < c->npu.nrows && rc == 0; i++) {
-        const char *name = c->npu.rows[i].name;
+    for (size_t i = 0; i < d->npu->nrows && rc == 0; i++) {
+        const char *name = d->npu->rows[i].name;
         if (m->api) {
-            rc = builtin_api_key(c, name, &api, &key);
+            rc = builtin_api_key(d->npu, name, &api, &key);
         } else if (m->cell) {
-            cell_key(name, f->have_cell ? &f->cell : NULL, c->opts->dialect == DIALECT_NEWEST, &tmp, &key);
+            cell_key(name, f->have_cell ? &f->cell : NULL, d->newest, &tmp, &key);
         } else if (data) {
             data_key(data, keys, name, &key);
         } else {
             sb_reset(&key);
             sb_adds(&key, name);
         }
-        c->npu_keys[i] = keep(c, &key);
+        out->npu_keys[i] = keep(out, &key);
     }
     if (rc == 0 && m->api && m->api_file)
-        rc = user_api_mapping(c, m->api_file, f);
+        rc = user_api_mapping(d, m->api_file, f, out);
     /* msprobe tests the mapping's truth: a -dm path always holds, a
      * generated mapping only when it has keys (else an exact match) */
-    c->mapped = data != NULL && (!layer || data->len > 0);
+    out->mapped = data != NULL && (!layer || data->len > 0);
     strmap_free(&layer_keys);
     sb_free(&api);
     sb_free(&key);
     sb_free(&tmp);
     arena_free(&files);
     return rc;
+}
+
+void mapping_keys_free(mapping_keys *keys)
+{
+    if (!keys->npu_keys)
+        return;
+    free((void *)keys->npu_keys);
+    arena_free(&keys->key_mem);
+    memset(keys, 0, sizeof *keys);
 }

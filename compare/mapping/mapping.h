@@ -5,7 +5,8 @@
 #ifndef MSP_COMPARE_MAPPING_H
 #define MSP_COMPARE_MAPPING_H
 
-#include "compare/pipeline/compare.h"
+#include "base/arena.h"
+#include "compare/mapping/dumps.h"
 
 typedef struct mapping_files mapping_files;
 
@@ -34,10 +35,18 @@ static inline int mapping_any(const mapping_opts *m)
 int mapping_load(mapping_opts *m, int framework);
 void mapping_unload(mapping_opts *m);
 
-/* Set c->npu_keys (and c->mapped) from the mapping options and their
- * parsed files; the data of c->npu and c->bench must be loaded. Records an
- * error and returns -1 when the dumps do not fit the mapping. */
-int mapping_apply(compare_ctx *c, const mapping_opts *m);
+/* What a mapping gives a compare: a key for every target row. */
+typedef struct {
+    const char **npu_keys;     /* per target row; NULL: no mapping, the names are the keys */
+    arena key_mem;             /* their texts */
+    int mapped;                /* a data mapping is active: the join is on the key alone */
+} mapping_keys;
+
+/* Fill *k (zeroed by the caller) from the mapping options and their parsed
+ * files. Records an error and returns -1 when the dumps do not fit the
+ * mapping; *k is then still freed with mapping_keys_free(). */
+int mapping_apply(const mapping_dumps *d, const mapping_opts *m, mapping_keys *k);
+void mapping_keys_free(mapping_keys *k);
 
 /* Built-in MindSpore -> PyTorch API names (ms_to_pt.c). */
 extern const char *const ms_functional_as_torch[];

@@ -96,7 +96,7 @@ typedef struct {
 
 /* The keys of one side: keys[row] (NULL: the row's name) and, for the
  * target, dropped[row]. Returns whether any key differs from its name. */
-static int side_keys(compare_ctx *c, const dump_data *d, const char **keys, uint8_t *dropped, int renumber)
+static int side_keys(const dump_data *d, arena *mem, const char **keys, uint8_t *dropped, int renumber)
 {
     strmap seen;
     strmap_init(&seen, d->nentries);
@@ -156,7 +156,7 @@ static int side_keys(compare_ctx *c, const dump_data *d, const char **keys, uint
             if (rest && !strstr(rest, en->name)) {
                 /* the usual row: the entry's name, then its place */
                 size_t rl = strlen(rest);
-                char *k = arena_alloc(&c->key_mem, head.len + rl + 1);
+                char *k = arena_alloc(mem, head.len + rl + 1);
                 memcpy(k, head.buf, head.len);
                 memcpy(k + head.len, rest, rl + 1);
                 keys[r] = k;
@@ -164,7 +164,7 @@ static int side_keys(compare_ctx *c, const dump_data *d, const char **keys, uint
                 sb_reset(&key);
                 sb_add(&key, head.buf, head.len);
                 remove_all(&key, name, en->name, nl);
-                keys[r] = arena_strndup(&c->key_mem, key.buf, key.len);
+                keys[r] = arena_strndup(mem, key.buf, key.len);
             }
             changed = 1;
         }
@@ -180,21 +180,25 @@ int newest_keys(compare_ctx *c)
 {
     if (c->file_type == DEBUG_JSON)
         return 0;
-    int renumber = !c->opts->fuzzy, npu_keyed = c->npu_keys != NULL;
-    if (!npu_keyed)
-        arena_init(&c->key_mem, 1 << 16);
-    /* the target's keys count only when no mapping made them; its dropped
-     * rows always */
+    int renumber = !c->opts->fuzzy, npu_keyed = c->keys.npu_keys != NULL;
+    /* the target's keys count only when no mapping made them (they then go
+     * where a mapping's would); its dropped rows always */
+    arena scratch;
+    arena *mem = npu_keyed ? &scratch : &c->keys.key_mem;
+    arena_init(mem, 1 << 16);
     const char **keys = xcalloc(c->npu.nrows + 1, sizeof *keys);
     c->npu_dropped = xcalloc(c->npu.nrows + 1, 1);
-    if (side_keys(c, &c->npu, keys, c->npu_dropped, renumber) && !npu_keyed) {
+    if (side_keys(&c->npu, mem, keys, c->npu_dropped, renumber) && !npu_keyed) {
         for (size_t i = 0; i < c->npu.nrows; i++)
             if (!keys[i])
                 keys[i] = c->npu.rows[i].name;
-        c->npu_keys = keys;
+        c->keys.npu_keys = keys;
         keys = NULL;
+        mem = NULL;
     }
     free(keys);
+    if (mem)
+        arena_free(mem);
     /* the newest msprobe renumbers the bench's backward calls even when a
      * mapping made the target's keys from its names, pairing the n-th
      * target call with whichever bench call came n-th; a mapping names
@@ -202,13 +206,15 @@ int newest_keys(compare_ctx *c)
     if (npu_keyed)
         renumber = 0;
     keys = xcalloc(c->bench.nrows + 1, sizeof *keys);
-    if (side_keys(c, &c->bench, keys, NULL, renumber)) {
+    arena_init(&c->bench_key_mem, 1 << 16);
+    if (side_keys(&c->bench, &c->bench_key_mem, keys, NULL, renumber)) {
         for (size_t i = 0; i < c->bench.nrows; i++)
             if (!keys[i])
                 keys[i] = c->bench.rows[i].name;
         c->bench_keys = keys;
-        keys = NULL;
+    } else {
+        free(keys);
+        arena_free(&c->bench_key_mem);
     }
-    free(keys);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare/mapping/mapping.h"
 #include "model/dump.h"
 #include "model/metrics.h"
 #include "model/stack.h"
@@ -39,7 +40,7 @@ typedef struct {
     int threads;             /* threads one compare may use */
     int zero_d_repeat;       /* tensor mode: repeat the 0-d message 16 times like 8.1.0 */
     int fuzzy;               /* -f: match names without call counters (§4.4) */
-    const struct mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
+    const mapping_opts *mapping;  /* -am, -cm, -dm, -lm (mapping.h) */
     struct out_run *outputs;  /* directories and files the run made, for a rollback (NULL: none kept) */
     int first_diff;          /* -da: msprobe 8.3's first-diff result (JSON) instead of the table */
     int dialect;             /* enum dialect_id */
@@ -114,17 +115,17 @@ typedef struct {
     int cross_frame;         /* MindSpore target vs PyTorch bench (§4.5) */
     int target_ms;           /* the target is a MindSpore dump */
     const compare_opts *opts;
-    const compare_job *job;  /* where this compare writes (the -lm data mapping) */
     progress_job *progress;  /* this compare's slot on the status line (may be NULL) */
     dump_data npu, bench;
     stack_map stack;
     int have_stack;
+    mapping_keys keys;       /* compare key per target row under a mapping (npu_keys NULL: the names) */
     const stack_info **entry_stack;  /* per target entry, set by render_stacks() (NULL: none) */
-    const char **npu_keys;   /* compare key per target row (a mapping); NULL: the names */
-    const char **bench_keys; /* the same per bench row (newest: backward calls renumbered); NULL: the names */
-    arena key_mem;           /* their texts */
-    uint8_t *npu_dropped;    /* newest: target rows outside the compare (entry name without a direction) */
-    int mapped;              /* a data mapping is active: join on the key alone */
+    /* newest: the bench's keys (backward calls renumbered; NULL: the names)
+     * and the target rows left out (entry name without a direction) */
+    const char **bench_keys;
+    arena bench_key_mem;
+    uint8_t *npu_dropped;
     match_pair *pairs;
     size_t npairs;
     /* pandas holds a statistics column as float64 when every value is a
@@ -246,14 +247,15 @@ void add_counts(row_counts *to, const row_counts *k);
 /* output.c */
 int write_result(compare_ctx *c, char **path, compare_result *res);
 
-/* first_diff.c: the per-rank result of -da, compare_result_rank{N}_{stamp}.json */
-int write_first_diff(compare_ctx *c, char **path, compare_result *res);
-
 /* advisor.c */
 int write_advisor(compare_ctx *c, char **path, compare_result *res);
 
 /* run.c: OUT_DIR/{prefix}{suffix}_{stamp}.{ext}, the name of every file of a
  * job (compare_result_rank0_20250101120000.xlsx); malloc'ed. */
 char *compare_out_name(const compare_job *job, const char *stamp, const char *prefix, const char *ext);
+/* inputs.c: the job's result table, {debug_}compare_result{suffix}_{stamp}.{csv|xlsx}
+ * (debug_ when the target is a debug.json, as msprobe names it); the one
+ * place its name and extension come from. malloc'ed. */
+char *compare_result_name(const compare_job *job, int format, const char *stamp);
 
 #endif

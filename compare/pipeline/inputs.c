@@ -252,3 +252,10 @@ char *compare_out_name(const compare_job *job, const char *stamp, const char *pr
     sb_free(&sb);
     return full;
 }
+
+char *compare_result_name(const compare_job *job, int format, const char *stamp)
+{
+    const char *base = strrchr(job->npu_json, '/');
+    int debug = !strcmp(base ? base + 1 : job->npu_json, "debug.json");
+    return compare_out_name(job, stamp, debug ? "debug_compare_result" : "compare_result", table_ext(format));
+}

@@ -71,7 +71,7 @@ int dtype_compatible(const char *a, const char *b, int cross_frame)
 
 const char *npu_key(const compare_ctx *c, size_t i)
 {
-    return c->npu_keys ? c->npu_keys[i] : c->npu.rows[i].name;
+    return c->keys.npu_keys ? c->keys.npu_keys[i] : c->npu.rows[i].name;
 }
 
 static const char *bench_key(const compare_ctx *c, size_t i)
@@ -587,7 +587,7 @@ int match_rows(compare_ctx *c)
     c->npairs = 0;
     if (c->opts->dialect == DIALECT_NEWEST && newest_keys(c) != 0)
         return -1;
-    if (c->mapped)
+    if (c->keys.mapped)
         return match_mapped(c);
     if (c->opts->fuzzy)
         return match_fuzzy(c);

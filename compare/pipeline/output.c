@@ -362,6 +362,11 @@ static int write_xlsx(const compare_ctx *c, table_writer *t, int ncols, int thre
     pthread_mutex_destroy(&p.mu);
     chunk_free(&p.slot[0]);
     chunk_free(&p.slot[1]);
+    /* libxlsxwriter zips the sheet only at the close: seconds for a big table */
+    if (rc == 0) {
+        progress_phase(c->progress, "compress", 0, PROGRESS_BYTES);
+        progress_watch_file(c->progress, table_partial_path(t));
+    }
     return rc;
 }
 
@@ -446,8 +451,5 @@ int write_result(compare_ctx *c, char **path, compare_result *res)
         table_abort(t);
         return -1;
     }
-    /* libxlsxwriter zips the sheet only now: seconds for a big table */
-    progress_phase(c->progress, "compress", 0, PROGRESS_BYTES);
-    progress_watch_file(c->progress, table_partial_path(t));
     return table_close_new(t, path) < 0 ? -1 : 0;
 }

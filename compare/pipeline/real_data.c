@@ -7,15 +7,12 @@
  */
 #include "compare/pipeline/compare.h"
 #include "base/arena.h"
-#include "base/files.h"
-#include "base/log.h"
-#include "base/err.h"
 #include "base/mem.h"
-#include "format/tensor_file.h"
 #include "base/pool.h"
 #include "base/progress.h"
 #include "py/pystr.h"
 #include "base/strmap.h"
+#include "model/tensor_pair.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -74,30 +71,11 @@ typedef struct {
     atomic_int failed;      /* a file changed: the other chunks stop early */
 } real_job;
 
-/* Kinds of repeated warnings (log_warn_as): a few are shown, the rest
- * counted. */
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
-                  NOT_COMPARED[] = "tensor pairs not compared";
-
-static void fill_unsupported(tensor_metrics *m)
-{
-    memset(m, 0, sizeof *m);
-    for (int k = 0; k < MET_COUNT; k++)
-        m->kind[k] = MK_UNSUPPORTED;
-}
-
-/* A file that changed during the run fails the compare (exit 2): its row
- * would show zeros or a half-written tensor; so does one over a stated limit
- * (a zip bomb), which msprobe would read at any cost. Other read failures
- * are rows msprobe reports as "read failed". Returns -1 only for the
- * former. */
-static int fatal_cause(void) { return err_cause() == ERR_CHANGED || err_cause() == ERR_LIMIT; }
-
 static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
 {
     const match_pair *p = &c->pairs[i];
     const char *nd = real_data_name(p, 0), *bd = real_data_name(p, 1);
-    fill_unsupported(&r->m);
+    tensor_metrics_unsupported(&r->m);
     if (!strcmp(nd, "-1")) {
         r->flag = RD_NO_NPU_FILE;
     } else if (!strcmp(bd, "-1")) {
@@ -105,33 +83,10 @@ static int compare_row(compare_ctx *c, size_t i, unsigned flags, real_result *r)
     } else if (!p->b) {
         r->flag = RD_UNMATCHED;
     } else {
-        tensor tn, tb;
-        int ok = tensor_load_in(c->npu_tensor_dir, nd, &tn) == 0;
-        if (ok && tensor_load_in(c->bench_tensor_dir, bd, &tb) != 0) {
-            tensor_free(&tn);
-            ok = 0;
-        }
-        if (!ok) {
-            if (fatal_cause())
-                return -1;
-            /* msprobe only reports "not found or read failed"; say why too */
-            log_warn_as(err_cause() == ERR_MISSING ? MISSING : UNREADABLE, "%s", err_message());
-            r->flag = RD_READ_FAILED;
-            return 0;
-        }
-        progress_bytes(c->progress, tn.storage_size + tb.storage_size);
-        int rc = metrics_compare(&tn, &tb, flags, &r->m);
-        tensor_free(&tn);
-        tensor_free(&tb);
-        if (rc != 0 && fatal_cause())
+        int rc = tensor_pair_compare(c->npu_tensor_dir, nd, c->bench_tensor_dir, bd, flags, c->progress, &r->m);
+        if (rc < 0)
             return -1;
-        if (rc != 0) {
-            log_warn_as(NOT_COMPARED, "%s", err_message());
-            fill_unsupported(&r->m);
-            r->flag = RD_READ_FAILED;
-        } else {
-            r->flag = RD_COMPARED;
-        }
+        r->flag = rc == TENSOR_PAIR_COMPARED ? RD_COMPARED : RD_READ_FAILED;
     }
     return 0;
 }

@@ -1,6 +1,7 @@
 /* One compare of a pair of dump files, from loading to the advisor file. */
 #include "compare/pipeline/compare.h"
 #include "compare/pipeline/dialect.h"
+#include "compare/pipeline/first_diff.h"
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
 #include "base/outdir.h"
@@ -99,6 +100,24 @@ static int check_stacks(compare_ctx *c)
     return 0;
 }
 
+/* The compare keys of the target rows under -am, -cm, -dm or -lm; -lm
+ * writes the mapping it generates beside the job's results. */
+static int map_keys(compare_ctx *c, const compare_job *job)
+{
+    const mapping_opts *m = c->opts->mapping;
+    char *yaml = m && m->layer ? compare_out_name(job, c->opts->stamp, "data_mapping", "yaml") : NULL;
+    mapping_dumps d = {.npu = &c->npu,
+                       .bench = &c->bench,
+                       .target_ms = c->target_ms,
+                       .yaml_path = yaml,
+                       .out_dir = job->out_dir,
+                       .outputs = c->opts->outputs,
+                       .newest = c->opts->dialect == DIALECT_NEWEST};
+    int rc = mapping_apply(&d, m, &c->keys);
+    free(yaml);
+    return rc;
+}
+
 static void ctx_free(compare_ctx *c)
 {
     dump_free(&c->npu);
@@ -110,9 +129,9 @@ static void ctx_free(compare_ctx *c)
     free(c->diffs);
     free(c->real);
     free(c->npu_tensor_dir);
-    if (c->npu_keys || c->bench_keys)
-        arena_free(&c->key_mem);
-    free((void *)c->npu_keys);
+    mapping_keys_free(&c->keys);
+    if (c->bench_keys)
+        arena_free(&c->bench_key_mem);
     free((void *)c->bench_keys);
     free(c->npu_dropped);
     free(c->bench_tensor_dir);
@@ -145,7 +164,6 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
     compare_ctx c;
     memset(&c, 0, sizeof c);
     c.opts = opts;
-    c.job = job;
     /* phase times (MSPROBE_PROFILE) come from the progress reporter too */
     progress_job *pj = progress_job_begin(job->label);
     c.progress = pj;
@@ -174,7 +192,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         if (check_stacks(&c) != 0)
             goto out;
     }
-    if (mapping_apply(&c, opts->mapping) != 0)
+    if (map_keys(&c, job) != 0)
         goto out;
     if (match_rows(&c) != 0)
         goto out;
@@ -206,8 +224,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     if (out_run_mkdir(opts->outputs, job->out_dir) != 0)
         goto out;
-    const char *prefix = c.file_type == DEBUG_JSON ? "debug_compare_result" : "compare_result";
-    res->result_path = compare_out_name(job, opts->stamp, prefix, opts->format == TABLE_CSV ? "csv" : "xlsx");
+    res->result_path = compare_result_name(job, opts->format, opts->stamp);
     if (write_result(&c, &res->result_path, res) != 0) {
         free(res->result_path);
         res->result_path = NULL;

@@ -9,8 +9,9 @@
  *                                        &spec, cmd_nan_analyze};
  *
  * and one line in cmd/'s list of commands. The handler parses its argv with
- * opts_parse(&spec, ...); --help, the man page check and the completion
- * scripts read the same spec. */
+ * opts_parse(&spec, ...) and stops with opts_exit_status() on anything but
+ * OPTS_RUN (help printed: 0; a usage error: 2); --help, the man page check
+ * and the completion scripts read the same spec. */
 #ifndef MSP_COMMAND_H
 #define MSP_COMMAND_H
 

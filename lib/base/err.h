@@ -40,6 +40,12 @@ int err_internal(const char *path, const char *fmt, ...) __attribute__((format(p
 int err_cause(void);             /* ERR_NONE when no error is recorded */
 const char *err_message(void);   /* "" when none */
 int err_kind(void);              /* exit status of the recorded error: 0, EXIT_BADINPUT or EXIT_INTERNAL */
+/* Whether the recorded error ends a run even where a failure to read is
+ * otherwise reported and passed over (a tensor file msprobe shows as "not
+ * found or read failed"): the file changed while it was read, so its
+ * result would be made of zeros or half a tensor, or it is over a stated
+ * limit (a zip bomb), which msprobe would read at any cost. */
+int err_is_fatal(void);
 void err_clear(void);
 const char *err_cause_name(int cause);  /* "missing", "malformed", ... */
 

@@ -454,7 +454,7 @@ static int parse(const opts_spec *spec, const table *t, int argc, char **argv, v
     return 0;
 }
 
-int opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int flags, int *next)
+opts_result opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int flags, int *next)
 {
     table t;
     table_load(&t, spec);
@@ -469,6 +469,17 @@ int opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int fla
         log_usage("%s", err_message());
         err_clear();
     }
-    return rc;
+    return rc < 0 ? OPTS_USAGE_ERROR : rc > 0 ? OPTS_DONE : OPTS_RUN;
 }
 
+int opts_exit_status(opts_result r)
+{
+    switch (r) {
+    case OPTS_DONE:
+        return EXIT_OK;
+    case OPTS_USAGE_ERROR:
+        return EXIT_BADINPUT;
+    default:
+        return EXIT_INTERNAL;
+    }
+}

@@ -38,13 +38,32 @@ enum {
     OPTS_NO_REPORT = 2,   /* leave a usage error recorded (err.h) instead of printing it */
 };
 
+/* What opts_parse() found. Every command maps it to its exit status the
+ * same way, with opts_exit_status():
+ *
+ *   opts_result r = opts_parse(&spec, argc, argv, &o, 0, NULL);
+ *   if (r != OPTS_RUN)
+ *       return opts_exit_status(r);
+ *
+ * A command that checks more of its command line after opts_parse() (two
+ * options given together) reports that as OPTS_USAGE_ERROR too. */
+typedef enum {
+    OPTS_USAGE_ERROR = -1, /* the command line is wrong: reported (or recorded), exit status 2 */
+    OPTS_RUN = 0,          /* the command runs */
+    OPTS_DONE = 1,         /* --help, --version or --help-man was printed: exit status 0 */
+} opts_result;
+
 /* Parse argv[1..argc) into dest (the table's defaults are set first; other
- * fields are left as the caller set them). Returns 0 when the command
- * should run, 1 when --help or --version was printed (exit 0), -1 on a
- * usage error, printed as one line and "Try '<prog> --help'." (or recorded,
- * OPTS_NO_REPORT). With OPTS_STOP_AT_ARG, *next is the index of the first
- * argument (argc when none). Messages and help name log_prog(). */
-int opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int flags, int *next);
+ * fields are left as the caller set them). A usage error is printed as one
+ * line and "Try '<prog> --help'." (or recorded, OPTS_NO_REPORT). With
+ * OPTS_STOP_AT_ARG, *next is the index of the first argument (argc when
+ * none). Messages and help name log_prog(). */
+opts_result opts_parse(const opts_spec *spec, int argc, char **argv, void *dest, int flags, int *next);
+
+/* The exit status of a command whose option parsing ended in r: EXIT_OK
+ * (0) for OPTS_DONE, EXIT_BADINPUT (2) for OPTS_USAGE_ERROR; OPTS_RUN is
+ * no reason to stop, and gives EXIT_INTERNAL (1). */
+int opts_exit_status(opts_result r);
 
 /* How far `typed` is from `cand` for a "did you mean": a small number when
  * one could be a slip for the other, -1 when they are unrelated. */

@@ -3,6 +3,7 @@
 #include "base/outdir.h"
 #include "base/err.h"
 #include "base/files.h"
+#include "base/log.h"
 #include "base/mem.h"
 
 #include <errno.h>
@@ -260,6 +261,16 @@ void out_run_add(out_run *r, const char *path)
     GROW(r->files, r->cap_files, r->nfiles + 1);
     r->files[r->nfiles++] = xstrdup(path);
     pthread_mutex_unlock(&r->lock);
+}
+
+int out_run_replace(out_run *r, char *tmp, const char *final, const char *what)
+{
+    if (path_kind(final) != PATH_MISSING)
+        log_warn("%s: the existing %s is replaced", final, what);
+    if (out_tmp_commit(tmp, final) != 0)
+        return -1;
+    out_run_add(r, final);
+    return 0;
 }
 
 void out_run_rollback(out_run *r)

@@ -51,6 +51,12 @@ void out_run_free(out_run *r);
 int out_run_mkdir(out_run *r, const char *path);
 /* Remember a file the run committed. r may be NULL. */
 void out_run_add(out_run *r, const char *path);
+/* Commit the temporary file tmp (out_tmp_create(final)) under a name the
+ * user gave, replacing what is there -- with the warning "<final>: the
+ * existing <what> is replaced" when something is -- and remember it.
+ * tmp is consumed: committed, or removed on failure. 0 or -1 (error
+ * recorded). r may be NULL. */
+int out_run_replace(out_run *r, char *tmp, const char *final, const char *what);
 /* Remove the remembered files, then the remembered directories that are
  * empty, deepest first; forget them. */
 void out_run_rollback(out_run *r);

@@ -307,8 +307,264 @@ static int op_int_bytes(vm *m, size_t n)
     return push_int(m, PK_INT, (int64_t)v);
 }
 
-/* Opcodes taking text lines (protocol 0/1) live here to keep step() short. */
-static int step_text(vm *m, unsigned char op)
+/* ---- opcodes, one function per family ---------------------------------- */
+
+/* pickletools' names (OP_ + the name). */
+enum {
+    OP_MARK = '(', OP_STOP = '.', OP_POP = '0', OP_POP_MARK = '1', OP_DUP = '2',
+    OP_FLOAT = 'F', OP_INT = 'I', OP_BININT = 'J', OP_BININT1 = 'K', OP_LONG = 'L', OP_BININT2 = 'M',
+    OP_NONE = 'N', OP_PERSID = 'P', OP_BINPERSID = 'Q', OP_REDUCE = 'R', OP_STRING = 'S',
+    OP_BINSTRING = 'T', OP_SHORT_BINSTRING = 'U', OP_UNICODE = 'V', OP_BINUNICODE = 'X',
+    OP_APPEND = 'a', OP_BUILD = 'b', OP_GLOBAL = 'c', OP_DICT = 'd', OP_EMPTY_DICT = '}', OP_APPENDS = 'e',
+    OP_GET = 'g', OP_BINGET = 'h', OP_INST = 'i', OP_LONG_BINGET = 'j', OP_LIST = 'l', OP_EMPTY_LIST = ']',
+    OP_OBJ = 'o', OP_PUT = 'p', OP_BINPUT = 'q', OP_LONG_BINPUT = 'r', OP_SETITEM = 's', OP_TUPLE = 't',
+    OP_EMPTY_TUPLE = ')', OP_SETITEMS = 'u', OP_BINFLOAT = 'G',
+    /* protocol 2 */
+    OP_PROTO = 0x80, OP_NEWOBJ = 0x81, OP_EXT1 = 0x82, OP_EXT2 = 0x83, OP_EXT4 = 0x84, OP_TUPLE1 = 0x85,
+    OP_TUPLE2 = 0x86, OP_TUPLE3 = 0x87, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_LONG1 = 0x8a, OP_LONG4 = 0x8b,
+    /* protocol 3 */
+    OP_BINBYTES = 'B', OP_SHORT_BINBYTES = 'C',
+    /* protocol 4 */
+    OP_SHORT_BINUNICODE = 0x8c, OP_BINUNICODE8 = 0x8d, OP_BINBYTES8 = 0x8e, OP_EMPTY_SET = 0x8f,
+    OP_ADDITEMS = 0x90, OP_FROZENSET = 0x91, OP_NEWOBJ_EX = 0x92, OP_STACK_GLOBAL = 0x93, OP_MEMOIZE = 0x94,
+    OP_FRAME = 0x95,
+    /* protocol 5 */
+    OP_BYTEARRAY8 = 0x96, OP_NEXT_BUFFER = 0x97, OP_READONLY_BUFFER = 0x98,
+};
+
+static int unsupported(vm *m, unsigned char op) { return fail(m, "unsupported pickle opcode 0x%02x", op); }
+
+/* PROTO, FRAME, and the stack itself: MARK, POP, POP_MARK, DUP. */
+static int op_stack(vm *m, unsigned char op)
+{
+    const unsigned char *p;
+    pk_value *v;
+    size_t first = 0;
+    switch (op) {
+    case OP_PROTO:
+        if (!(p = take(m, 1)))
+            return -1;
+        if (p[0] > 5)
+            return fail(m, "unsupported pickle protocol %u", p[0]);
+        return 0;
+    case OP_FRAME: /* a length hint only */
+        return take(m, 8) ? 0 : -1;
+    case OP_MARK:
+        if (m->nmarks == MAX_MARKS)
+            return fail(m, "pickle nests more than %d levels deep", MAX_MARKS);
+        if (!m->marks)
+            m->marks = xmalloc(MAX_MARKS * sizeof *m->marks);
+        m->marks[m->nmarks++] = m->sp;
+        return 0;
+    case OP_POP:
+        if (m->sp > base(m)) {
+            m->sp--;
+            return 0;
+        }
+        return pop_mark(m, &first);
+    case OP_POP_MARK:
+        if (pop_mark(m, &first) != 0)
+            return -1;
+        m->sp = first;
+        return 0;
+    case OP_DUP:
+        if (!(v = top(m)))
+            return -1;
+        push(m, v);
+        return 0;
+    default:
+        return unsupported(m, op);
+    }
+}
+
+/* None, booleans, binary integers and floats. */
+static int op_number(vm *m, unsigned char op)
+{
+    const unsigned char *p;
+    switch (op) {
+    case OP_NONE:
+        return push_new(m, PK_NONE);
+    case OP_NEWTRUE:
+    case OP_NEWFALSE:
+        return push_int(m, PK_BOOL, op == OP_NEWTRUE);
+    case OP_BININT:
+        return (p = take(m, 4)) ? push_int(m, PK_INT, (int32_t)(uint32_t)le(p, 4)) : -1;
+    case OP_BININT1:
+    case OP_BININT2: {
+        int n = op == OP_BININT1 ? 1 : 2;
+        return (p = take(m, (size_t)n)) ? push_int(m, PK_INT, (int64_t)le(p, n)) : -1;
+    }
+    case OP_LONG1:
+        if (!(p = take(m, 1)))
+            return -1;
+        return op_int_bytes(m, p[0]);
+    case OP_LONG4: {
+        if (!(p = take(m, 4)))
+            return -1;
+        int32_t n = (int32_t)(uint32_t)le(p, 4);
+        if (n < 0)
+            return fail(m, "LONG4 with a negative length");
+        return op_int_bytes(m, (size_t)n);
+    }
+    case OP_BINFLOAT: {
+        if (!(p = take(m, 8)))
+            return -1;
+        uint64_t u = 0;
+        for (int i = 0; i < 8; i++)
+            u = u << 8 | p[i];
+        pk_value *v = pk_new_value(m->r.a, PK_FLOAT);
+        memcpy(&v->u.f, &u, 8);
+        push(m, v);
+        return 0;
+    }
+    default:
+        return unsupported(m, op);
+    }
+}
+
+/* Strings and bytes with a binary length of 1, 4 or 8 bytes. */
+static int op_counted(vm *m, unsigned char op)
+{
+    int width = op == OP_SHORT_BINUNICODE || op == OP_SHORT_BINSTRING || op == OP_SHORT_BINBYTES ? 1
+                : op == OP_BINUNICODE8 || op == OP_BINBYTES8 || op == OP_BYTEARRAY8             ? 8
+                                                                                                : 4;
+    const unsigned char *p = take(m, (size_t)width);
+    if (!p)
+        return -1;
+    uint64_t n = le(p, width);
+    if (n > m->size - m->pos)
+        return fail(m, "truncated pickle: a string of %llu bytes runs past the end", (unsigned long long)n);
+    int bytes = op == OP_BINBYTES || op == OP_SHORT_BINBYTES || op == OP_BINBYTES8 || op == OP_BYTEARRAY8;
+    push(m, pk_make_str(m->r.a, bytes ? PK_BYTES : PK_STR, m->buf + m->pos, (size_t)n));
+    m->pos += (size_t)n;
+    return 0;
+}
+
+/* Tuples, lists, dicts and sets: made empty, collected from a MARK, or
+ * filled. */
+static int op_container(vm *m, unsigned char op)
+{
+    pk_value *v, *w, *x;
+    switch (op) {
+    case OP_EMPTY_TUPLE:
+        return push_new(m, PK_TUPLE);
+    case OP_TUPLE:
+        return op_collect(m, PK_TUPLE);
+    case OP_TUPLE1:
+    case OP_TUPLE2:
+    case OP_TUPLE3:
+        return op_tuple_n(m, (size_t)(op - OP_TUPLE1 + 1));
+    case OP_EMPTY_LIST:
+        return push_new(m, PK_LIST);
+    case OP_LIST:
+        return op_collect(m, PK_LIST);
+    case OP_APPEND:
+        if (!(v = pop(m)) || !(w = top(m)))
+            return -1;
+        if (w->kind != PK_LIST)
+            return fail(m, "APPEND on %s", pk_kind_name(w->kind));
+        pk_seq_add(m->r.a, w, v);
+        return 0;
+    case OP_APPENDS:
+        return op_extend(m, PK_LIST, "APPENDS");
+    case OP_EMPTY_DICT:
+        return push_new(m, PK_DICT);
+    case OP_DICT:
+        return op_collect(m, PK_DICT);
+    case OP_SETITEM:
+        if (!(v = pop(m)) || !(w = pop(m)) || !(x = top(m)))
+            return -1;
+        if (x->kind != PK_DICT)
+            return fail(m, "SETITEM on %s", pk_kind_name(x->kind));
+        pk_seq_add(m->r.a, x, w);
+        pk_seq_add(m->r.a, x, v);
+        return 0;
+    case OP_SETITEMS:
+        return op_extend(m, PK_DICT, "SETITEMS");
+    case OP_EMPTY_SET:
+        return push_new(m, PK_SET);
+    case OP_ADDITEMS:
+        return op_extend(m, PK_SET, "ADDITEMS");
+    case OP_FROZENSET:
+        return op_collect(m, PK_SET);
+    default:
+        return unsupported(m, op);
+    }
+}
+
+/* Globals and what is made of them: calls (recorded, never made), states,
+ * persistent ids. */
+static int op_object(vm *m, unsigned char op)
+{
+    pk_value *v, *w, *x;
+    size_t first = 0;
+    switch (op) {
+    case OP_STACK_GLOBAL:
+        if (!(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        if (v->kind != PK_STR || w->kind != PK_STR)
+            return fail(m, "STACK_GLOBAL needs two strings");
+        return push_global(m, v->u.str.ptr, v->u.str.len, w->u.str.ptr, w->u.str.len);
+    case OP_REDUCE:
+    case OP_NEWOBJ:
+        if (!(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        return reduce(m, v, w, op == OP_NEWOBJ);
+    case OP_NEWOBJ_EX:
+        if (!(x = pop(m)) || !(w = pop(m)) || !(v = pop(m)))
+            return -1;
+        if (x->kind != PK_DICT || x->u.seq.len != 0)
+            return fail(m, "NEWOBJ_EX with keyword arguments is not supported");
+        return reduce(m, v, w, 1);
+    case OP_OBJ:
+        if (pop_mark(m, &first) != 0)
+            return -1;
+        if (first == m->sp)
+            return fail(m, "OBJ without a class");
+        v = m->stack[first];
+        w = seq_from(m, PK_TUPLE, first + 1);
+        m->sp = first;
+        return reduce(m, v, w, 1);
+    case OP_BUILD:
+        if (!(w = pop(m)) || !(v = top(m)))
+            return -1;
+        return build(m, v, w);
+    case OP_BINPERSID:
+        if (!(w = pop(m)))
+            return -1;
+        v = pk_new_value(m->r.a, PK_PERSID);
+        v->u.pid = w;
+        push(m, v);
+        return 0;
+    default:
+        return unsupported(m, op);
+    }
+}
+
+/* The memo, with binary indices. */
+static int op_memo(vm *m, unsigned char op)
+{
+    const unsigned char *p;
+    switch (op) {
+    case OP_BINPUT:
+    case OP_LONG_BINPUT:
+        if (!(p = take(m, op == OP_BINPUT ? 1 : 4)))
+            return -1;
+        return memo_put(m, le(p, op == OP_BINPUT ? 1 : 4));
+    case OP_MEMOIZE:
+        return memo_put(m, m->memo_len);
+    case OP_BINGET:
+    case OP_LONG_BINGET:
+        if (!(p = take(m, op == OP_BINGET ? 1 : 4)))
+            return -1;
+        return memo_get(m, le(p, op == OP_BINGET ? 1 : 4));
+    default:
+        return unsupported(m, op);
+    }
+}
+
+/* Opcodes whose operands are text lines (protocols 0 and 1). */
+static int op_text(vm *m, unsigned char op)
 {
     size_t len, len2;
     const char *s = line(m, &len), *s2;
@@ -317,15 +573,15 @@ static int step_text(vm *m, unsigned char op)
     int64_t iv;
     pk_value *v;
     switch (op) {
-    case 'I':
+    case OP_INT:
         if (len == 2 && (memcmp(s, "01", 2) == 0 || memcmp(s, "00", 2) == 0))
             return push_int(m, PK_BOOL, s[1] == '1');
         return pk_parse_int_text(&m->r, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
-    case 'L':
+    case OP_LONG:
         if (len && s[len - 1] == 'L')
             len--;
         return pk_parse_int_text(&m->r, s, len, &iv) != 0 ? -1 : push_int(m, PK_INT, iv);
-    case 'F': {
+    case OP_FLOAT: {
         char tmp[64], *end;
         if (len == 0 || len >= sizeof tmp)
             return fail(m, "malformed FLOAT operand");
@@ -338,35 +594,35 @@ static int step_text(vm *m, unsigned char op)
         push(m, v);
         return 0;
     }
-    case 'S':
+    case OP_STRING:
         if (!(v = pk_quoted_string(&m->r, s, len)))
             return -1;
         push(m, v);
         return 0;
-    case 'V':
+    case OP_UNICODE:
         if (!(v = pk_raw_unicode(&m->r, s, len)))
             return -1;
         push(m, v);
         return 0;
-    case 'P':
+    case OP_PERSID:
         v = pk_new_value(m->r.a, PK_PERSID);
         v->u.pid = pk_make_str(m->r.a, PK_STR, s, len);
         push(m, v);
         return 0;
-    case 'p':
-    case 'g':
+    case OP_PUT:
+    case OP_GET:
         if (pk_parse_int_text(&m->r, s, len, &iv) != 0)
             return -1;
         if (iv < 0)
             return fail(m, "negative memo index");
-        return op == 'p' ? memo_put(m, (uint64_t)iv) : memo_get(m, (uint64_t)iv);
-    case 'c':
-    case 'i': {
+        return op == OP_PUT ? memo_put(m, (uint64_t)iv) : memo_get(m, (uint64_t)iv);
+    case OP_GLOBAL:
+    case OP_INST: {
         if (!(s2 = line(m, &len2)))
             return -1;
         if (push_global(m, s, len, s2, len2) != 0)
             return -1;
-        if (op == 'c')
+        if (op == OP_GLOBAL)
             return 0;
         pk_value *cls = pop(m);
         size_t first = 0;
@@ -375,191 +631,40 @@ static int step_text(vm *m, unsigned char op)
         return reduce(m, cls, seq_from(m, PK_TUPLE, first), 1);
     }
     default:
-        return fail(m, "unsupported pickle opcode 0x%02x", op);
+        return unsupported(m, op);
     }
 }
 
+/* One opcode (STOP aside), handed to its family. */
 static int step(vm *m, unsigned char op)
 {
-    const unsigned char *p;
-    pk_value *v, *w, *x;
-    size_t first = 0;
     switch (op) {
-    case 0x80: /* PROTO */
-        if (!(p = take(m, 1)))
-            return -1;
-        if (p[0] > 5)
-            return fail(m, "unsupported pickle protocol %u", p[0]);
-        return 0;
-    case 0x95: /* FRAME: a length hint only */
-        return take(m, 8) ? 0 : -1;
-    case '(':
-        if (m->nmarks == MAX_MARKS)
-            return fail(m, "pickle nests more than %d levels deep", MAX_MARKS);
-        if (!m->marks)
-            m->marks = xmalloc(MAX_MARKS * sizeof *m->marks);
-        m->marks[m->nmarks++] = m->sp;
-        return 0;
-    case '0':
-        if (m->sp > base(m)) {
-            m->sp--;
-            return 0;
-        }
-        return pop_mark(m, &first);
-    case '1':
-        if (pop_mark(m, &first) != 0)
-            return -1;
-        m->sp = first;
-        return 0;
-    case '2':
-        if (!(v = top(m)))
-            return -1;
-        push(m, v);
-        return 0;
-    case 'N':
-        return push_new(m, PK_NONE);
-    case 0x88:
-    case 0x89:
-        return push_int(m, PK_BOOL, op == 0x88);
-    case 'J':
-        return (p = take(m, 4)) ? push_int(m, PK_INT, (int32_t)(uint32_t)le(p, 4)) : -1;
-    case 'K':
-    case 'M':
-        return (p = take(m, op == 'K' ? 1 : 2)) ? push_int(m, PK_INT, (int64_t)le(p, op == 'K' ? 1 : 2)) : -1;
-    case 0x8a:
-        if (!(p = take(m, 1)))
-            return -1;
-        return op_int_bytes(m, p[0]);
-    case 0x8b: {
-        if (!(p = take(m, 4)))
-            return -1;
-        int32_t n = (int32_t)(uint32_t)le(p, 4);
-        if (n < 0)
-            return fail(m, "LONG4 with a negative length");
-        return op_int_bytes(m, (size_t)n);
-    }
-    case 'G': {
-        if (!(p = take(m, 8)))
-            return -1;
-        uint64_t u = 0;
-        for (int i = 0; i < 8; i++)
-            u = u << 8 | p[i];
-        v = pk_new_value(m->r.a, PK_FLOAT);
-        memcpy(&v->u.f, &u, 8);
-        push(m, v);
-        return 0;
-    }
-    case 'X': case 0x8c: case 0x8d: case 'T': case 'U': case 'B': case 'C': case 0x8e: case 0x96: {
-        int width = op == 0x8c || op == 'U' || op == 'C' ? 1 : op == 0x8d || op == 0x8e || op == 0x96 ? 8 : 4;
-        if (!(p = take(m, (size_t)width)))
-            return -1;
-        uint64_t n = le(p, width);
-        if (n > m->size - m->pos)
-            return fail(m, "truncated pickle: a string of %llu bytes runs past the end", (unsigned long long)n);
-        pk_kind k = op == 'B' || op == 'C' || op == 0x8e || op == 0x96 ? PK_BYTES : PK_STR;
-        push(m, pk_make_str(m->r.a, k, m->buf + m->pos, (size_t)n));
-        m->pos += (size_t)n;
-        return 0;
-    }
-    case ')':
-        return push_new(m, PK_TUPLE);
-    case 't':
-        return op_collect(m, PK_TUPLE);
-    case 0x85: case 0x86: case 0x87:
-        return op_tuple_n(m, (size_t)(op - 0x84));
-    case ']':
-        return push_new(m, PK_LIST);
-    case 'l':
-        return op_collect(m, PK_LIST);
-    case 'a':
-        if (!(v = pop(m)) || !(w = top(m)))
-            return -1;
-        if (w->kind != PK_LIST)
-            return fail(m, "APPEND on %s", pk_kind_name(w->kind));
-        pk_seq_add(m->r.a, w, v);
-        return 0;
-    case 'e':
-        return op_extend(m, PK_LIST, "APPENDS");
-    case '}':
-        return push_new(m, PK_DICT);
-    case 'd':
-        return op_collect(m, PK_DICT);
-    case 's':
-        if (!(v = pop(m)) || !(w = pop(m)) || !(x = top(m)))
-            return -1;
-        if (x->kind != PK_DICT)
-            return fail(m, "SETITEM on %s", pk_kind_name(x->kind));
-        pk_seq_add(m->r.a, x, w);
-        pk_seq_add(m->r.a, x, v);
-        return 0;
-    case 'u':
-        return op_extend(m, PK_DICT, "SETITEMS");
-    case 0x8f:
-        return push_new(m, PK_SET);
-    case 0x90:
-        return op_extend(m, PK_SET, "ADDITEMS");
-    case 0x91:
-        return op_collect(m, PK_SET);
-    case 0x93: /* STACK_GLOBAL */
-        if (!(w = pop(m)) || !(v = pop(m)))
-            return -1;
-        if (v->kind != PK_STR || w->kind != PK_STR)
-            return fail(m, "STACK_GLOBAL needs two strings");
-        return push_global(m, v->u.str.ptr, v->u.str.len, w->u.str.ptr, w->u.str.len);
-    case 'R':
-        if (!(w = pop(m)) || !(v = pop(m)))
-            return -1;
-        return reduce(m, v, w, 0);
-    case 0x81:
-        if (!(w = pop(m)) || !(v = pop(m)))
-            return -1;
-        return reduce(m, v, w, 1);
-    case 0x92:
-        if (!(x = pop(m)) || !(w = pop(m)) || !(v = pop(m)))
-            return -1;
-        if (x->kind != PK_DICT || x->u.seq.len != 0)
-            return fail(m, "NEWOBJ_EX with keyword arguments is not supported");
-        return reduce(m, v, w, 1);
-    case 'o':
-        if (pop_mark(m, &first) != 0)
-            return -1;
-        if (first == m->sp)
-            return fail(m, "OBJ without a class");
-        v = m->stack[first];
-        w = seq_from(m, PK_TUPLE, first + 1);
-        m->sp = first;
-        return reduce(m, v, w, 1);
-    case 'b':
-        if (!(w = pop(m)) || !(v = top(m)))
-            return -1;
-        return build(m, v, w);
-    case 'Q':
-        if (!(w = pop(m)))
-            return -1;
-        v = pk_new_value(m->r.a, PK_PERSID);
-        v->u.pid = w;
-        push(m, v);
-        return 0;
-    case 'q':
-    case 'r':
-        if (!(p = take(m, op == 'q' ? 1 : 4)))
-            return -1;
-        return memo_put(m, le(p, op == 'q' ? 1 : 4));
-    case 0x94:
-        return memo_put(m, m->memo_len);
-    case 'h':
-    case 'j':
-        if (!(p = take(m, op == 'h' ? 1 : 4)))
-            return -1;
-        return memo_get(m, le(p, op == 'h' ? 1 : 4));
-    case 'I': case 'L': case 'F': case 'S': case 'V': case 'P': case 'p': case 'g': case 'c': case 'i':
-        return step_text(m, op);
-    case 0x82: case 0x83: case 0x84:
+    case OP_PROTO: case OP_FRAME: case OP_MARK: case OP_POP: case OP_POP_MARK: case OP_DUP:
+        return op_stack(m, op);
+    case OP_NONE: case OP_NEWTRUE: case OP_NEWFALSE: case OP_BININT: case OP_BININT1: case OP_BININT2:
+    case OP_LONG1: case OP_LONG4: case OP_BINFLOAT:
+        return op_number(m, op);
+    case OP_BINUNICODE: case OP_SHORT_BINUNICODE: case OP_BINUNICODE8: case OP_BINSTRING:
+    case OP_SHORT_BINSTRING: case OP_BINBYTES: case OP_SHORT_BINBYTES: case OP_BINBYTES8: case OP_BYTEARRAY8:
+        return op_counted(m, op);
+    case OP_EMPTY_TUPLE: case OP_TUPLE: case OP_TUPLE1: case OP_TUPLE2: case OP_TUPLE3: case OP_EMPTY_LIST:
+    case OP_LIST: case OP_APPEND: case OP_APPENDS: case OP_EMPTY_DICT: case OP_DICT: case OP_SETITEM:
+    case OP_SETITEMS: case OP_EMPTY_SET: case OP_ADDITEMS: case OP_FROZENSET:
+        return op_container(m, op);
+    case OP_STACK_GLOBAL: case OP_REDUCE: case OP_NEWOBJ: case OP_NEWOBJ_EX: case OP_OBJ: case OP_BUILD:
+    case OP_BINPERSID:
+        return op_object(m, op);
+    case OP_BINPUT: case OP_LONG_BINPUT: case OP_MEMOIZE: case OP_BINGET: case OP_LONG_BINGET:
+        return op_memo(m, op);
+    case OP_INT: case OP_LONG: case OP_FLOAT: case OP_STRING: case OP_UNICODE: case OP_PERSID: case OP_PUT:
+    case OP_GET: case OP_GLOBAL: case OP_INST:
+        return op_text(m, op);
+    case OP_EXT1: case OP_EXT2: case OP_EXT4:
         return fail(m, "extension registry opcodes (EXT1/2/4) are not supported");
-    case 0x97: case 0x98:
+    case OP_NEXT_BUFFER: case OP_READONLY_BUFFER:
         return fail(m, "out-of-band buffers (protocol 5) are not supported");
     default:
-        return fail(m, "unsupported pickle opcode 0x%02x", op);
+        return unsupported(m, op);
     }
 }
 
@@ -577,7 +682,7 @@ int pickle_parse(arena *a, const char *path, const char *what, const unsigned ch
             break;
         }
         unsigned char op = buf[m.pos++];
-        if (op == '.') {
+        if (op == OP_STOP) {
             if (m.nmarks)
                 fail(&m, "STOP with a MARK still open");
             else if ((*result = pop(&m)) != NULL)

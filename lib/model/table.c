@@ -283,6 +283,20 @@ static int xlsx_row(table_writer *t, const cell *cells, int fill)
 
 /* ---- common ------------------------------------------------------------- */
 
+const opt_choice table_formats[] = {TABLE_FORMAT_CHOICES, {NULL, 0, NULL}};
+
+const char *table_ext(int format)
+{
+    switch (format) {
+    case TABLE_CSV:
+        return "csv";
+    case TABLE_XLSX:
+        return "xlsx";
+    default:
+        return NULL;
+    }
+}
+
 table_writer *table_open(const char *path, int format, const char *const *header, int ncols)
 {
     return table_open_sheet(path, format, NULL, header, ncols);
@@ -323,8 +337,8 @@ table_writer *table_open_opts(const char *path, int format, const char *sheet, c
         free(h);
         return t;
     }
-    lxw_workbook_options opt = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
-    t->wb = workbook_new_opt(t->tmp, &opt);
+    lxw_workbook_options wb_opts = {.constant_memory = LXW_TRUE, .tmpdir = NULL, .use_zip64 = LXW_TRUE};
+    t->wb = workbook_new_opt(t->tmp, &wb_opts);
     if (!t->wb) {
         err_set(ERR_OUTPUT, path, "cannot create xlsx workbook");
         table_abort(t);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "base/opts_table.h"
 #include "base/strbuf.h"
 
 /* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools.
@@ -31,6 +32,18 @@ typedef struct {
 
 enum table_format { TABLE_CSV, TABLE_XLSX };
 enum row_fill { FILL_NONE, FILL_RED, FILL_YELLOW };
+
+/* The file extension of a table format, without the dot: "csv" or "xlsx"
+ * (NULL for anything else). Every result name takes it from here. */
+const char *table_ext(int format);
+
+/* The --format choices of every command that writes a result table, in the
+ * order --help lists them: xlsx (msprobe 8.1.0's), then csv. A command
+ * that offers more formats (config_check's json) starts its own list with
+ * TABLE_FORMAT_CHOICES; the others use table_formats. The command turns the
+ * choice into a table_format once and hands that value down. */
+#define TABLE_FORMAT_CHOICES {"xlsx", TABLE_XLSX, NULL}, {"csv", TABLE_CSV, NULL}
+extern const opt_choice table_formats[];
 
 /* Excel's limits. */
 #define XLSX_MAX_ROWS 1048576

@@ -15,9 +15,9 @@ int conv_cli_run(int argc, char **argv, const opts_spec *spec, int db)
     conv_cli o;
     memset(&o, 0, sizeof o);
     o.c.jobs = pool_cpus();
-    int prc = opts_parse(spec, argc, argv, &o, 0, NULL);
-    if (prc)
-        return prc > 0 ? EXIT_OK : EXIT_BADINPUT;
+    opts_result pr = opts_parse(spec, argc, argv, &o, 0, NULL);
+    if (pr != OPTS_RUN)
+        return opts_exit_status(pr);
     if (o.c.quiet)
         log_set_quiet(1);
     unsigned allowed = db ? (1u << MT_COUNT) - 1 : ((1u << MT_COUNT) - 1) & ~(1u << MT_OTHER);

@@ -14,6 +14,7 @@
  * writes the database, so ids are the same run after run (msprobe's depend
  * on Python's set order and on the file system's listing). */
 #include "monitor/convert/convert_run.h"
+#include "monitor/convert/db_tables.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"
@@ -36,18 +37,8 @@ static const char *const DB_OPS[] = {"norm", "min", "max", "zeros", "nans", "mea
                                      "sr", "kernel_norm", "std_x", "jacobian", "proxy", "token_similarity"};
 enum { NDB_OPS = sizeof DB_OPS / sizeof DB_OPS[0] };
 
-static const char SCHEMA[] =
-    "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
-    "    target_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-    "    target_name TEXT NOT NULL,\n"
-    "    vpp_stage INTEGER NOT NULL,\n"
-    "    micro_step INTEGER NOT NULL DEFAULT 0,\n"
-    "    UNIQUE(target_name, vpp_stage, micro_step)\n"
-    ");\n"
-    "CREATE TABLE IF NOT EXISTS monitoring_metrics (\n"
-    "    metric_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-    "    metric_name TEXT UNIQUE NOT NULL\n"
-    ");\n"
+/* csv2db's own tables, after the ones it shares with the trend database */
+static const char CSV2DB_TABLES[] =
     "CREATE TABLE IF NOT EXISTS metric_stats (\n"
     "    metric_id INTEGER NOT NULL,\n"
     "    stat_name TEXT NOT NULL,\n"
@@ -134,7 +125,7 @@ static void table_name(char *buf, size_t cap, int metric_id, long long part, int
 static int create_schema(db_run *d, long long min_step, long long max_step, long max_rank)
 {
     sqlw *w = &d->db;
-    if (sqlw_exec(w, SCHEMA) != 0 ||
+    if (sqlw_exec(w, MONITOR_DB_TARGETS_AND_METRICS) != 0 || sqlw_exec(w, CSV2DB_TABLES) != 0 ||
         sqlw_execf(w, "INSERT OR IGNORE INTO global_stats (stat_name, stat_value) VALUES ('max_rank', 0), "
                       "('min_step', 0), ('max_step', 0), ('step_partition_size', %d)",
                    d->P) != 0)
@@ -159,9 +150,13 @@ static int create_schema(db_run *d, long long min_step, long long max_step, long
     for (int t = 0; t < MT_COUNT; t++) {
         if (!d->metric_id[t])
             continue;
-        strbuf cols = STRBUF_INIT;
+        const char *names[NDB_OPS];
         for (int i = 0; i < d->nstats[t]; i++)
-            sb_addf(&cols, "%s REAL DEFAULT NULL, ", DB_OPS[d->stats[t][i]]);
+            names[i] = DB_OPS[d->stats[t][i]];
+        strbuf cols = STRBUF_INIT;
+        monitor_db_stat_columns(&cols, names, d->nstats[t]);
+        if (d->nstats[t])
+            sb_adds(&cols, ", ");
         for (long long part = min_step / d->P; part <= max_step / d->P; part++) {
             char name[96];
             table_name(name, sizeof name, d->metric_id[t], part, d->P);
@@ -411,15 +406,10 @@ int conv_db(const conv_opts *o, const conv_plan *p, const char *out, int step_pa
     flush_tables(&d);
     if (sqlw_close(&d.db) != 0)
         rc = -1;
-    if (rc == 0) {
-        if (path_kind(final) != PATH_MISSING)
-            log_warn("%s: the existing database is replaced", final);
-        rc = out_tmp_commit(tmp, final);
-        tmp = NULL;
-        if (rc == 0)
-            out_run_add(outputs, final);
-    }
-    out_tmp_discard(tmp);
+    if (rc == 0)
+        rc = out_run_replace(outputs, tmp, final, "database");
+    else
+        out_tmp_discard(tmp);
     if (rc == 0 && !o->quiet) {
         char in_text[32];
         conv_size_text(d.bytes, in_text, sizeof in_text);

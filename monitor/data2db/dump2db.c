@@ -474,12 +474,11 @@ int dump2db_run(const dump2db_opts *o, out_run *outputs, char **why)
         plan_free(&p);
         return rc;
     }
-    char *final = path_join(o->db_dir, "dump_data.trend.db"), *tmp = NULL;
+    char *final = path_join(o->db_dir, "dump_data.trend.db");
     importer im;
     memset(&im, 0, sizeof im);
     im.o = o;
-    if (out_run_mkdir(outputs, o->db_dir) != 0 || !(tmp = out_tmp_create(final)) ||
-        trend_open(&im.t, tmp, final, STATS, NSTATS) != 0)
+    if (out_run_mkdir(outputs, o->db_dir) != 0 || trend_open(&im.t, final, STATS, NSTATS) != 0)
         rc = -1;
     for (int m = 0; m < NMETRICS && rc == 0; m++)
         if ((im.metric[m] = trend_add_metric(&im.t, METRICS[m])) < 0)
@@ -537,18 +536,7 @@ int dump2db_run(const dump2db_opts *o, out_run *outputs, char **why)
     }
     uint64_t rows = im.t.rows_written;
     size_t ntargets = im.t.ntargets;
-    if (trend_close(&im.t) != 0)
-        rc = -1;
-    trend_free(&im.t);
-    if (rc == 0) {
-        if (path_kind(final) != PATH_MISSING)
-            log_warn("%s: the existing database is replaced", final);
-        rc = out_tmp_commit(tmp, final);
-        tmp = NULL;
-        if (rc == 0)
-            out_run_add(outputs, final);
-    }
-    out_tmp_discard(tmp);
+    rc = trend_finish(&im.t, rc, outputs);
     if (rc == 0 && !o->quiet)
         printf("dump: %zu rank files of %zu step%s, %llu rows, %zu targets -> %s\n", p.n, p.nsteps,
                p.nsteps == 1 ? "" : "s", (unsigned long long)rows, ntargets, final);

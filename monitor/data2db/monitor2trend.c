@@ -233,7 +233,7 @@ int monitor2trend_run(const monitor2trend_opts *o, out_run *outputs, char **why)
     for (int t = 0; t < MT_COUNT; t++)
         strmap_init(&im.m[t].seen, 256);
     int rc = conv_read_ordered(&co, &p, OPS, NOPS, NULL, scan_file, &im);
-    char *final = path_join(o->db_dir, "monitor_data.trend.db"), *tmp = NULL;
+    char *final = path_join(o->db_dir, "monitor_data.trend.db");
     if (rc == 0) {
         im.nall = 0;
         for (int i = 0; i < NOPS; i++) {
@@ -246,8 +246,7 @@ int monitor2trend_run(const monitor2trend_opts *o, out_run *outputs, char **why)
         const char *cols[NOPS];
         for (int i = 0; i < im.nall; i++)
             cols[i] = OPS[im.all[i]];
-        if (out_run_mkdir(outputs, o->db_dir) != 0 || !(tmp = out_tmp_create(final)) ||
-            trend_open(&im.t, tmp, final, cols, im.nall) != 0)
+        if (out_run_mkdir(outputs, o->db_dir) != 0 || trend_open(&im.t, final, cols, im.nall) != 0)
             rc = -1;
     }
     /* metrics with targets, in msprobe's order, their targets inserted
@@ -305,19 +304,8 @@ int monitor2trend_run(const monitor2trend_opts *o, out_run *outputs, char **why)
     }
     if (rc == 0)
         rc = conv_read_ordered(&co, &p, OPS, NOPS, NULL, write_file, &im);
-    if (trend_close(&im.t) != 0)
-        rc = -1;
     size_t ntargets = im.t.ntargets;
-    trend_free(&im.t);
-    if (rc == 0) {
-        if (path_kind(final) != PATH_MISSING)
-            log_warn("%s: the existing database is replaced", final);
-        rc = out_tmp_commit(tmp, final);
-        tmp = NULL;
-        if (rc == 0)
-            out_run_add(outputs, final);
-    }
-    out_tmp_discard(tmp);
+    rc = trend_finish(&im.t, rc, outputs);
     if (rc == 0 && !o->quiet)
         printf("monitor: %zu rank%s, %zu csv files, %llu rows, %zu targets -> %s\n", p.runs.n,
                p.runs.n == 1 ? "" : "s", p.nfiles, (unsigned long long)im.rows, ntargets, final);

@@ -1,6 +1,8 @@
 /* Trend database writer (trend_db.h). */
 #include "monitor/data2db/trend_db.h"
+#include "monitor/convert/db_tables.h"
 #include "base/err.h"
+#include "base/files.h"
 #include "base/mem.h"
 
 #include <math.h>
@@ -9,21 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The DDL of the newest msprobe (TrendSql), tag_target_mapping's reference
- * to a table that does not exist included (harmless: no foreign keys are
- * enforced). */
-static const char TABLES[] =
-    "CREATE TABLE IF NOT EXISTS monitoring_targets (\n"
-    "    target_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-    "    target_name TEXT NOT NULL,\n"
-    "    vpp_stage INTEGER NOT NULL,\n"
-    "    micro_step INTEGER NOT NULL DEFAULT 0,\n"
-    "    UNIQUE(target_name, vpp_stage, micro_step)\n"
-    ");\n"
-    "CREATE TABLE IF NOT EXISTS monitoring_metrics (\n"
-    "    metric_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
-    "    metric_name TEXT UNIQUE NOT NULL\n"
-    ");\n"
+/* The DDL of the newest msprobe (TrendSql) after the tables it shares with
+ * csv2db, tag_target_mapping's reference to a table that does not exist
+ * included (harmless: no foreign keys are enforced). */
+static const char TREND_TABLES[] =
     "CREATE TABLE IF NOT EXISTS monitoring_tags (\n"
     "    tag_id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
     "    tag_name TEXT NOT NULL,\n"
@@ -40,13 +31,15 @@ static const char TABLES[] =
     "    FOREIGN KEY (target_id) REFERENCES monitoring_target(target_id)\n"
     ");\n";
 
-int trend_open(trend_db *t, const char *path, const char *name, const char *const *stats, int nstats)
+int trend_open(trend_db *t, const char *final, const char *const *stats, int nstats)
 {
     memset(t, 0, sizeof *t);
     t->nstats = nstats;
     strmap_init(&t->ids, 1024);
     arena_init(&t->a, 1 << 16);
-    if (sqlw_open(&t->db, path, name) != 0 || sqlw_begin(&t->db) != 0 || sqlw_exec(&t->db, TABLES) != 0)
+    t->final = xstrdup(final);
+    if (!(t->tmp = out_tmp_create(final)) || sqlw_open(&t->db, t->tmp, t->final) != 0 || sqlw_begin(&t->db) != 0 ||
+        sqlw_exec(&t->db, MONITOR_DB_TARGETS_AND_METRICS) != 0 || sqlw_exec(&t->db, TREND_TABLES) != 0)
         return -1;
     strbuf sb = STRBUF_INIT;
     sb_adds(&sb, "CREATE TABLE IF NOT EXISTS trend_data (\n"
@@ -54,8 +47,7 @@ int trend_open(trend_db *t, const char *path, const char *name, const char *cons
                  "    step INTEGER NOT NULL,\n"
                  "    target_id INTEGER NOT NULL,\n"
                  "    metric_id INTEGER NOT NULL,\n    ");
-    for (int i = 0; i < nstats; i++)
-        sb_addf(&sb, "%s%s REAL DEFAULT NULL", i ? ", " : "", stats[i]);
+    monitor_db_stat_columns(&sb, stats, nstats);
     sb_adds(&sb, ",\n    PRIMARY KEY (rank, step, target_id, metric_id),\n"
                  "    FOREIGN KEY (target_id) REFERENCES monitoring_targets(target_id),\n"
                  "    FOREIGN KEY (metric_id) REFERENCES monitoring_metrics(metric_id)\n"
@@ -269,7 +261,7 @@ int trend_global_stats(trend_db *t, const char *columns, const char *values)
                : 0;
 }
 
-int trend_close(trend_db *t)
+static int trend_close(trend_db *t)
 {
     sqlite3_finalize(t->ins_target);
     sqlite3_finalize(t->ins_tag);
@@ -280,9 +272,11 @@ int trend_close(trend_db *t)
     return sqlw_close(&t->db);
 }
 
-void trend_free(trend_db *t)
+static void trend_free(trend_db *t)
 {
     trend_close(t);
+    out_tmp_discard(t->tmp);
+    free(t->final);
     for (int i = 0; i < t->nmetrics; i++) {
         strmap_free(&t->metric[i].known);
         free(t->metric[i].order.v);
@@ -294,4 +288,16 @@ void trend_free(trend_db *t)
     free(t->targets);
     free(t->rows);
     memset(t, 0, sizeof *t);
+}
+
+int trend_finish(trend_db *t, int rc, out_run *outputs)
+{
+    if (trend_close(t) != 0)
+        rc = -1;
+    if (rc == 0) {
+        rc = out_run_replace(outputs, t->tmp, t->final, "database");
+        t->tmp = NULL;
+    }
+    trend_free(t);
+    return rc == 0 ? 0 : -1;
 }

@@ -1,8 +1,8 @@
 /* The trend database of the newest msprobe's data2db (what its TensorBoard
  * trend plugin reads; spec/data2db.md §8-§10): monitoring_targets,
  * monitoring_metrics, monitoring_tags, tag_target_mapping, trend_data and
- * a one-row global_stats, written through libsqlite3 into a file the
- * caller created (renamed into place by the caller).
+ * a one-row global_stats, written through libsqlite3 into a temporary
+ * file that trend_finish() puts in place.
  *
  * Targets are cached per metric and inserted at each flush, metric by
  * metric, with INSERT OR IGNORE on an AUTOINCREMENT key, as msprobe does,
@@ -13,6 +13,7 @@
 #define MSP_MONITOR_TREND_DB_H
 
 #include "base/arena.h"
+#include "base/outdir.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
 #include "format/sqlite_write.h"
@@ -52,6 +53,7 @@ typedef struct {
 
 typedef struct {
     sqlw db;
+    char *tmp, *final;           /* the file written, the name it gets */
     int nstats;
     trend_metric metric[TREND_MAX_METRICS];
     int nmetrics, nseen;
@@ -67,9 +69,11 @@ typedef struct {
     sqlw_batch data;
 } trend_db;
 
-/* Open the new database `path` (final name `name`) and create the tables
- * (trend_data with the stat columns given, in order); no metrics yet. */
-int trend_open(trend_db *t, const char *path, const char *name, const char *const *stats, int nstats);
+/* Start the database that will replace `final` (in a temporary file
+ * beside it) and create the tables (trend_data with the stat columns
+ * given, in order); no metrics yet. trend_finish() follows, whatever the
+ * result. */
+int trend_open(trend_db *t, const char *final, const char *const *stats, int nstats);
 /* Insert a metric (INSERT OR IGNORE INTO monitoring_metrics) and make it
  * the next metric index (returned, or -1). */
 int trend_add_metric(trend_db *t, const char *name);
@@ -89,7 +93,10 @@ int trend_write_tags(trend_db *t, trend_tags_fn tags);
 /* global_stats: CREATE TABLE with `columns` ("max_rank INTEGER DEFAULT 0,
  * ...") and one row of `values` (SQL literals). */
 int trend_global_stats(trend_db *t, const char *columns, const char *values);
-int trend_close(trend_db *t);
-void trend_free(trend_db *t);
+/* Close the database and free t; when rc is 0, put the file in place
+ * under its final name (out_run_replace(): a warning when it replaces one,
+ * remembered by outputs), otherwise remove it. Returns 0, or -1 when rc was
+ * not 0 or the database could not be finished (error recorded). */
+int trend_finish(trend_db *t, int rc, out_run *outputs);
 
 #endif

@@ -47,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* room for any command's option struct, zeroed as the commands do */
     static _Alignas(64) unsigned char dest[1 << 16];
     memset(dest, 0, sizeof dest);
-    int rc = opts_parse(c->spec, argc, argv, dest, OPTS_NO_REPORT, NULL);
-    fz_done_anywhere(rc < 0 ? -1 : 0);
+    opts_result pr = opts_parse(c->spec, argc, argv, dest, OPTS_NO_REPORT, NULL);
+    fz_done_anywhere(pr == OPTS_USAGE_ERROR ? -1 : 0);
 
     numlist l = {0};
     int r = numlist_parse(argc > 1 ? argv[1] : "", "--ranks", &l);

@@ -10,7 +10,7 @@
 #include "base/err.h"
 #include "base/files.h"
 #include "format/json.h"
-#include "graph/vis.h"
+#include "graph/write/page/page.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,8 +4,11 @@
 #ifndef MSP_GRAPH_HARNESS_H
 #define MSP_GRAPH_HARNESS_H
 
-#include "graph/graph.h"
-#include "graph/vis.h"
+#include "graph/compare/match.h"
+#include "graph/model/graph.h"
+#include "graph/model/rank.h"
+#include "graph/model/steps.h"
+#include "graph/write/vis.h"
 #include "base/files.h"
 #include "base/mem.h"
 
@@ -149,8 +152,8 @@ static inline void gh_compare(gh_pair *p, const graph_opts *o)
     p->c.b = &p->b.g;
     p->c.o = o;
     err_clear();
-    if (compare_task(&p->n.rd, &p->b.rd, &p->c.task) != 0 || graph_compare_setup(&p->c) != 0 ||
-        graph_compare(&p->c) != 0)
+    if (gcompare_task(&p->n.rd, &p->b.rd, &p->c.task) != 0 || gcompare_setup(&p->c) != 0 ||
+        gcompare_run(&p->c) != 0)
         fail_msg("%s", err_message());
     graph_micro_steps(&p->n.g, &p->b.g);
     if (o->overflow_check) {

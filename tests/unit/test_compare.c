@@ -536,6 +536,25 @@ static int teardown(void **state)
     return system(cmd);
 }
 
+/* The result's name: the table's extension, debug_ for a debug.json. */
+static void test_result_names(void **state)
+{
+    (void)state;
+    compare_job j = {.npu_json = "npu/step0/rank0/dump.json", .out_dir = "out", .suffix = "_rank0"};
+    char *p = compare_result_name(&j, TABLE_XLSX, "20250101120000");
+    assert_string_equal(p, "out/compare_result_rank0_20250101120000.xlsx");
+    free(p);
+    j.npu_json = "debug.json";
+    j.suffix = "";
+    p = compare_result_name(&j, TABLE_CSV, "20250101120000");
+    assert_string_equal(p, "out/debug_compare_result_20250101120000.csv");
+    free(p);
+    j.npu_json = "a/not_debug.json";
+    p = compare_result_name(&j, TABLE_CSV, "20250101120000");
+    assert_string_equal(p, "out/compare_result_20250101120000.csv");
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_highlight_batches),
         cmocka_unit_test(test_highlight_md5_off),
         cmocka_unit_test(test_err_message_and_csv),
+        cmocka_unit_test(test_result_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -61,9 +61,9 @@ static void unload(fixture *f)
 {
     dump_free(&f->c.npu);
     dump_free(&f->c.bench);
-    if (f->c.npu_keys || f->c.bench_keys)
-        arena_free(&f->c.key_mem);
-    free((void *)f->c.npu_keys);
+    mapping_keys_free(&f->c.keys);
+    if (f->c.bench_keys)
+        arena_free(&f->c.bench_key_mem);
     free((void *)f->c.bench_keys);
     free(f->c.npu_dropped);
     free(f->c.pairs);

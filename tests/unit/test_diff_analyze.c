@@ -1,6 +1,6 @@
-/* compare -da: the per-rank first-diff result (compare/first_diff.c,
+/* compare -da: the per-rank first-diff result (compare/pipeline/first_diff.c,
  * spec/analyzers.md §C.2) and the analysis over the ranks
- * (compare/diff_analyze.c, §C.3) with its fixed defects.
+ * (compare/first_diff/diff_analyze.c, §C.3) with its fixed defects.
  *
  * Analyzer scenarios are compare results written here the way the compare
  * writes them (src/dst cells are the texts "0", "1"); where a fixed defect
@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare/pipeline/compare.h"
+#include "compare/pipeline/first_diff.h"
 #include "compare/first_diff/diff_analyze.h"
 #include "base/files.h"
 #include "format/json.h"

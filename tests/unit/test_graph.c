@@ -7,7 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "graph/graph.h"
+#include "graph/model/graph.h"
+#include "graph/model/steps.h"
 #include "testutil.h"
 #include "graph_harness.h"
 

@@ -6,8 +6,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "graph/graph.h"
-#include "graph/vis.h"
+#include "graph/model/values.h"
+#include "graph/write/page/page.h"
+#include "graph/write/vis.h"
 #include "format/json.h"
 #include "py/numfmt.h"
 #include "testutil.h"

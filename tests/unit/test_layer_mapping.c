@@ -9,7 +9,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "compare/pipeline/compare.h"
 #include "compare/mapping/layer_mapping.h"
 #include "compare/mapping/mapping.h"
 #include "base/err.h"
@@ -23,31 +22,29 @@
 #define STAMP "20250102030405"
 
 typedef struct {
-    compare_opts opts;
-    compare_job job;
-    compare_ctx c;
+    dump_data npu, bench;
+    mapping_dumps d;
+    mapping_keys keys;
     arena a;
-    char *out;
+    char *out, *yaml;
 } fixture;
 
-/* Load target and bench dumps (directories holding dump.json) into a
- * compare context whose output goes to a fresh directory. */
+/* Load target and bench dumps (directories holding dump.json) for a
+ * mapping whose yaml goes to a fresh directory, named as a compare names it. */
 static void open_pair(fixture *f, const char *target, const char *bench, const char *suffix)
 {
     memset(f, 0, sizeof *f);
     static int n;
-    char name[32];
+    char name[64];
     snprintf(name, sizeof name, "out%d", n++);
     f->out = tu_path(tu_dir, name);
-    f->opts.stamp = STAMP;
-    f->job.out_dir = f->out;
-    f->job.suffix = (char *)suffix;
-    f->c.opts = &f->opts;
-    f->c.job = &f->job;
-    f->c.target_ms = 1;
+    snprintf(name, sizeof name, "data_mapping%s_" STAMP ".yaml", suffix);
+    f->yaml = tu_path(f->out, name);
+    f->d = (mapping_dumps){.npu = &f->npu, .bench = &f->bench, .target_ms = 1, .yaml_path = f->yaml,
+                           .out_dir = f->out};
     char *tp = tu_path(target, "dump.json"), *bp = tu_path(bench, "dump.json");
     err_clear();
-    if (dump_load(tp, &f->c.npu) != 0 || dump_load(bp, &f->c.bench) != 0)
+    if (dump_load(tp, &f->npu) != 0 || dump_load(bp, &f->bench) != 0)
         fail_msg("cannot load %s / %s: %s", tp, bp, err_message());
     free(tp);
     free(bp);
@@ -56,13 +53,12 @@ static void open_pair(fixture *f, const char *target, const char *bench, const c
 
 static void close_pair(fixture *f)
 {
-    dump_free(&f->c.npu);
-    dump_free(&f->c.bench);
-    free((void *)f->c.npu_keys);
-    if (f->c.npu_keys)
-        arena_free(&f->c.key_mem);
+    dump_free(&f->npu);
+    dump_free(&f->bench);
+    mapping_keys_free(&f->keys);
     arena_free(&f->a);
     free(f->out);
+    free(f->yaml);
 }
 
 static const jval *build(fixture *f, const char *yaml)
@@ -71,7 +67,7 @@ static const jval *build(fixture *f, const char *yaml)
     lm_rules *r = layer_rules_load(yaml);
     if (!r)
         fail_msg("layer mapping rules: %s", err_message());
-    const jval *m = layer_mapping_build(&f->c, r, &f->a);
+    const jval *m = layer_mapping_build(&f->d, r, &f->a);
     layer_rules_free(r);
     if (!m)
         fail_msg("layer mapping failed: %s", err_message());
@@ -177,7 +173,7 @@ static void test_empty_construct(void **state)
 
     open_pair(&f, T "/synth/target", T "/empty_construct", "");
     m = build(&f, T "/layer_mapping.yaml");
-    assert_int_equal(m->len, f.c.npu.nrows);
+    assert_int_equal(m->len, f.npu.nrows);
     for (uint32_t i = 0; i < m->len; i++)
         assert_true(json_str_eq(&m->u.members[i].val, "N/A"));
     close_pair(&f);
@@ -319,7 +315,7 @@ static void expect_refused(const char *target, const char *yaml, const char *fra
     /* a bad yaml is found when it is parsed, before any dump is read */
     lm_rules *r = layer_rules_load(yaml);
     if (r) {
-        assert_null(layer_mapping_build(&f.c, r, &f.a));
+        assert_null(layer_mapping_build(&f.d, r, &f.a));
         layer_rules_free(r);
     }
     tu_assert_err(frag1, frag2);
@@ -354,30 +350,29 @@ static void test_apply(void **state)
     mapping_opts mo = {.layer = 1, .layer_file = T "/layer_mapping.yaml", .data_file = T "/bad/missing.yaml"};
     fixture f;
     open_pair(&f, T "/synth/target", T "/synth/bench", "");
-    f.opts.mapping = &mo;
     err_clear();
     /* with -f mindspore the -dm file is not read at all */
     if (mapping_load(&mo, 'm') != 0)
         fail_msg("%s", err_message());
-    if (mapping_apply(&f.c, &mo) != 0)
+    if (mapping_apply(&f.d, &mo, &f.keys) != 0)
         fail_msg("%s", err_message());
-    assert_int_equal(f.c.mapped, 1);
-    assert_string_equal(f.c.npu_keys[0], "Module.module.Net.forward.0.input.0");
+    assert_int_equal(f.keys.mapped, 1);
+    assert_string_equal(f.keys.npu_keys[0], "Module.module.Net.forward.0.input.0");
     close_pair(&f);
 
     open_pair(&f, T "/empty_construct", T "/synth/bench", "");
-    assert_int_equal(mapping_apply(&f.c, &mo), 0);
-    assert_int_equal(f.c.mapped, 0);
-    assert_string_equal(f.c.npu_keys[0], f.c.npu.rows[0].name);
+    assert_int_equal(mapping_apply(&f.d, &mo, &f.keys), 0);
+    assert_int_equal(f.keys.mapped, 0);
+    assert_string_equal(f.keys.npu_keys[0], f.npu.rows[0].name);
     close_pair(&f);
 
     /* (there the -dm file would be read) */
     mo.data_file = NULL;
     open_pair(&f, T "/synth/target", T "/synth/bench", "");
-    f.c.target_ms = 0;
-    assert_int_equal(mapping_apply(&f.c, &mo), 0);
-    assert_int_equal(f.c.mapped, 0);
-    assert_string_equal(f.c.npu_keys[0], f.c.npu.rows[0].name);
+    f.d.target_ms = 0;
+    assert_int_equal(mapping_apply(&f.d, &mo, &f.keys), 0);
+    assert_int_equal(f.keys.mapped, 0);
+    assert_string_equal(f.keys.npu_keys[0], f.npu.rows[0].name);
     assert_int_equal(path_kind(f.out), PATH_MISSING);
     close_pair(&f);
     mapping_unload(&mo);

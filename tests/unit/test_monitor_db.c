@@ -1,7 +1,8 @@
 /* SQLite output: the insert batches through the rows virtual table (order,
  * conflicts, batch boundaries, types), and the schema monitor2db writes (msprobe 8.3.3's
  * csv2db: tables, partition tables with their CHECK and key, metric_stats,
- * global_stats, NaN as NULL) checked by querying the database. */
+ * global_stats, NaN as NULL) checked by querying the database, and the
+ * tables it shares with the trend database of data2db. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +10,8 @@
 
 #include "format/sqlite_write.h"
 #include "monitor/convert/convert_run.h"
+#include "monitor/convert/db_tables.h"
+#include "monitor/data2db/trend_db.h"
 #include "base/files.h"
 #include "base/log.h"
 #include "testutil.h"
@@ -142,6 +145,28 @@ static void test_schema(void **state)
                  "1");
     assert_query(db, "SELECT mean FROM metric_2_step_10_19", "Inf");
     assert_query(db, "SELECT count(*) FROM metric_2_step_0_9", "0");
+    /* the trend database (data2db) holds targets and metrics in the same
+     * two tables, created by the same statements */
+    static const char *const stats[] = {"norm", "max"};
+    char *tpath = tu_path(dir, "t.trend.db");
+    trend_db t;
+    assert_int_equal(trend_open(&t, tpath, stats, 2), 0);
+    assert_int_equal(trend_finish(&t, 0, NULL), 0);
+    sqlite3 *tdb = open_ro(tpath);
+    static const char *const shared[] = {"monitoring_targets", "monitoring_metrics"};
+    for (int i = 0; i < 2; i++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "SELECT sql FROM sqlite_master WHERE name = '%s'", shared[i]);
+        char *a = one(db, sql), *b = one(tdb, sql);
+        assert_non_null(strstr(a, shared[i]));
+        assert_string_equal(a, b);
+        free(a);
+        free(b);
+    }
+    assert_query(tdb, "SELECT group_concat(name) FROM pragma_table_info('trend_data')",
+                 "rank,step,target_id,metric_id,norm,max");
+    sqlite3_close(tdb);
+    free(tpath);
     sqlite3_close(db);
     free(path);
     free(out);
@@ -151,9 +176,25 @@ static void test_schema(void **state)
     free(dir);
 }
 
+/* The stat columns both databases declare. */
+static void test_stat_columns(void **state)
+{
+    static const char *const names[] = {"norm", "min", "max"};
+    strbuf sb = STRBUF_INIT;
+    monitor_db_stat_columns(&sb, names, 0);
+    assert_int_equal(sb.len, 0);
+    monitor_db_stat_columns(&sb, names, 1);
+    assert_string_equal(sb_str(&sb), "norm REAL DEFAULT NULL");
+    sb_reset(&sb);
+    monitor_db_stat_columns(&sb, names, 3);
+    assert_string_equal(sb_str(&sb), "norm REAL DEFAULT NULL, min REAL DEFAULT NULL, max REAL DEFAULT NULL");
+    sb_free(&sb);
+}
+
 int main(void)
 {
     log_set_prog("test_monitor_db");
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_batch), cmocka_unit_test(test_schema)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_batch), cmocka_unit_test(test_schema),
+                                       cmocka_unit_test(test_stat_columns)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ static const opt table[] = {
 static const opts_spec spec = {.usage = "[options] FILE [BENCH]", .opts = table};
 
 /* Parse the words of `line` (split at spaces) into *o. */
-static int run(cli *o, const char *line)
+static opts_result run(cli *o, const char *line)
 {
     static char buf[512];
     static char *argv[64];
@@ -69,7 +69,7 @@ static int run(cli *o, const char *line)
 
 #define assert_error(o, line, text)                            \
     do {                                                       \
-        assert_int_equal(run(o, line), -1);                    \
+        assert_int_equal(run(o, line), OPTS_USAGE_ERROR);                    \
         assert_int_equal(err_cause(), ERR_USAGE);              \
         assert_string_equal(err_message(), text);              \
     } while (0)
@@ -77,31 +77,31 @@ static int run(cli *o, const char *line)
 static void test_spellings_and_values(void **state)
 {
     cli o;
-    assert_int_equal(run(&o, "-n a"), 0);
+    assert_int_equal(run(&o, "-n a"), OPTS_RUN);
     assert_string_equal(o.target, "a");
-    assert_int_equal(run(&o, "-tp a"), 0);
+    assert_int_equal(run(&o, "-tp a"), OPTS_RUN);
     assert_string_equal(o.target, "a");
-    assert_int_equal(run(&o, "--target_path=a=b"), 0);
+    assert_int_equal(run(&o, "--target_path=a=b"), OPTS_RUN);
     assert_string_equal(o.target, "a=b");
-    assert_int_equal(run(&o, "-n=x"), 0);
+    assert_int_equal(run(&o, "-n=x"), OPTS_RUN);
     assert_string_equal(o.target, "x");
     /* an alias works when typed in full */
-    assert_int_equal(run(&o, "--npu_path p --compat"), 0);
+    assert_int_equal(run(&o, "--npu_path p --compat"), OPTS_RUN);
     assert_string_equal(o.target, "p");
     assert_int_equal(o.compat, 1);
     /* the last one wins, as in argparse */
-    assert_int_equal(run(&o, "-n a -n b"), 0);
+    assert_int_equal(run(&o, "-n a -n b"), OPTS_RUN);
     assert_string_equal(o.target, "b");
     /* single-dash names of several letters */
-    assert_int_equal(run(&o, "-tensor_log"), 0);
+    assert_int_equal(run(&o, "-tensor_log"), OPTS_RUN);
     assert_int_equal(o.quiet, 1);
     /* a one-letter option's value may be attached */
-    assert_int_equal(run(&o, "-j4"), 0);
+    assert_int_equal(run(&o, "-j4"), OPTS_RUN);
     assert_int_equal(o.jobs, 4);
-    assert_int_equal(run(&o, "-nfoo"), 0);
+    assert_int_equal(run(&o, "-nfoo"), OPTS_RUN);
     assert_string_equal(o.target, "foo");
     /* defaults come from the table */
-    assert_int_equal(run(&o, ""), 0);
+    assert_int_equal(run(&o, ""), OPTS_RUN);
     assert_string_equal(o.out, "./output");
     assert_int_equal(o.format, 1);
     assert_null(o.target);
@@ -111,19 +111,19 @@ static void test_abbreviations(void **state)
 {
     cli o;
     /* a unique prefix stands for the option */
-    assert_int_equal(run(&o, "--stack"), 0);
+    assert_int_equal(run(&o, "--stack"), OPTS_RUN);
     assert_int_equal(o.stack, 1);
-    assert_int_equal(run(&o, "--targ x"), 0);
+    assert_int_equal(run(&o, "--targ x"), OPTS_RUN);
     assert_string_equal(o.target, "x");
-    assert_int_equal(run(&o, "--form=csv"), 0);
+    assert_int_equal(run(&o, "--form=csv"), OPTS_RUN);
     assert_int_equal(o.format, 2);
-    assert_int_equal(run(&o, "-tens"), 0);
+    assert_int_equal(run(&o, "-tens"), OPTS_RUN);
     assert_int_equal(o.quiet, 1);
     /* an exact spelling wins over the longer ones it begins */
-    assert_int_equal(run(&o, "--step"), 0);
+    assert_int_equal(run(&o, "--step"), OPTS_RUN);
     assert_int_equal(o.steps_a, 1);
     assert_int_equal(o.steps_b, 0);
-    assert_int_equal(run(&o, "--steps"), 0);
+    assert_int_equal(run(&o, "--steps"), OPTS_RUN);
     assert_int_equal(o.steps_b, 1);
     /* several options: refused, naming them */
     assert_error(&o, "--ste", "option '--ste' is ambiguous; it could be --step or --steps");
@@ -132,9 +132,9 @@ static void test_abbreviations(void **state)
     /* aliases are never abbreviated: --comp is no --compat */
     assert_error(&o, "--comp", "unknown option '--comp'");
     /* two spellings of one option are not ambiguous */
-    assert_int_equal(run(&o, "--ra 1,2"), 0);
+    assert_int_equal(run(&o, "--ra 1,2"), OPTS_RUN);
     assert_string_equal(o.ranks, "1,2");
-    assert_int_equal(run(&o, "--rank 3"), 0);
+    assert_int_equal(run(&o, "--rank 3"), OPTS_RUN);
     assert_string_equal(o.ranks, "3");
     /* the hidden --help-man is not abbreviated */
     assert_error(&o, "--help-", "unknown option '--help-'; did you mean '--help'?");
@@ -143,16 +143,16 @@ static void test_abbreviations(void **state)
 static void test_double_dash(void **state)
 {
     cli o;
-    assert_int_equal(run(&o, "-s -- -n --x"), 0);
+    assert_int_equal(run(&o, "-s -- -n --x"), OPTS_RUN);
     assert_int_equal(o.stack, 1);
     assert_null(o.target);
     assert_string_equal(o.file, "-n");
     assert_string_equal(o.file2, "--x");
     /* "-" alone is an argument */
-    assert_int_equal(run(&o, "- -s"), 0);
+    assert_int_equal(run(&o, "- -s"), OPTS_RUN);
     assert_string_equal(o.file, "-");
     assert_error(&o, "a b c", "unexpected argument 'c'");
-    assert_int_equal(run(&o, "a -s b"), 0);
+    assert_int_equal(run(&o, "a -s b"), OPTS_RUN);
     assert_string_equal(o.file, "a");
     assert_string_equal(o.file2, "b");
 }
@@ -161,25 +161,25 @@ static void test_optional_values(void **state)
 {
     cli o;
     /* -o [DIR]: the default when nothing follows or an option follows */
-    assert_int_equal(run(&o, "-o"), 0);
+    assert_int_equal(run(&o, "-o"), OPTS_RUN);
     assert_string_equal(o.out, "./output");
-    assert_int_equal(run(&o, "-o -s"), 0);
+    assert_int_equal(run(&o, "-o -s"), OPTS_RUN);
     assert_string_equal(o.out, "./output");
     assert_int_equal(o.stack, 1);
-    assert_int_equal(run(&o, "-o dir -s"), 0);
+    assert_int_equal(run(&o, "-o dir -s"), OPTS_RUN);
     assert_string_equal(o.out, "dir");
-    assert_int_equal(run(&o, "--output_path=d"), 0);
+    assert_int_equal(run(&o, "--output_path=d"), OPTS_RUN);
     assert_string_equal(o.out, "d");
     /* -am [FILE]: given or not, with or without a file */
-    assert_int_equal(run(&o, "-s"), 0);
+    assert_int_equal(run(&o, "-s"), OPTS_RUN);
     assert_int_equal(o.map, 0);
-    assert_int_equal(run(&o, "-am"), 0);
+    assert_int_equal(run(&o, "-am"), OPTS_RUN);
     assert_int_equal(o.map, 1);
     assert_null(o.map_file);
-    assert_int_equal(run(&o, "-am --stack"), 0);
+    assert_int_equal(run(&o, "-am --stack"), OPTS_RUN);
     assert_int_equal(o.map, 1);
     assert_null(o.map_file);
-    assert_int_equal(run(&o, "-am m.yaml"), 0);
+    assert_int_equal(run(&o, "-am m.yaml"), OPTS_RUN);
     assert_int_equal(o.map, 1);
     assert_string_equal(o.map_file, "m.yaml");
 }
@@ -204,14 +204,14 @@ static void test_missing_values(void **state)
 static void test_choices(void **state)
 {
     cli o;
-    assert_int_equal(run(&o, "--format csv"), 0);
+    assert_int_equal(run(&o, "--format csv"), OPTS_RUN);
     assert_int_equal(o.format, 2);
     assert_error(&o, "--format ods", "--format needs xlsx or csv, not 'ods'");
     assert_error(&o, "--format=cvs", "--format needs xlsx or csv, not 'cvs'; did you mean 'csv'?");
     assert_error(&o, "--format CSV", "--format needs xlsx or csv, not 'CSV'");
     /* a name msprobe takes that we do not: its own reason */
     assert_error(&o, "-m torchair", "-m torchair: not offered here");
-    assert_int_equal(run(&o, "-m auto"), 0);
+    assert_int_equal(run(&o, "-m auto"), OPTS_RUN);
     assert_error(&o, "-fr x", "-fr: offline_data is not offered");
     assert_error(&o, "--fusion_rule_file=x", "--fusion_rule_file: offline_data is not offered");
 }
@@ -251,42 +251,60 @@ static void test_required_and_stop(void **state)
     static const opts_spec rs = {.opts = req};
     req_cli r = {0};
     char *argv[] = {"merge", "-i", "x", "-q", NULL};
-    assert_int_equal(opts_parse(&rs, 4, argv, &r, OPTS_NO_REPORT, NULL), -1);
+    assert_int_equal(opts_parse(&rs, 4, argv, &r, OPTS_NO_REPORT, NULL), OPTS_USAGE_ERROR);
     assert_string_equal(err_message(),
                         "the following arguments are required: -o/--output_dir, -config/--config-path");
     /* argparse abbreviates single-dash names too */
     char *argv2[] = {"merge", "-i", "x", "-o", "y", "-conf", "c.yaml", NULL};
-    assert_int_equal(opts_parse(&rs, 7, argv2, &r, OPTS_NO_REPORT, NULL), 0);
+    assert_int_equal(opts_parse(&rs, 7, argv2, &r, OPTS_NO_REPORT, NULL), OPTS_RUN);
     assert_string_equal(r.cfg, "c.yaml");
     /* global options: stop at the command */
     char *argv3[] = {"msprobe", "-q", "compare", "-x", NULL};
     static const opt top[] = {OPT_BOOL("-q", req_cli, quiet, "quiet"), OPT_END()};
     static const opts_spec ts = {.opts = top};
     int next = -1;
-    assert_int_equal(opts_parse(&ts, 4, argv3, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), 0);
+    assert_int_equal(opts_parse(&ts, 4, argv3, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), OPTS_RUN);
     assert_int_equal(next, 2);
     char *argv4[] = {"msprobe", "-q", NULL};
-    assert_int_equal(opts_parse(&ts, 2, argv4, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), 0);
+    assert_int_equal(opts_parse(&ts, 2, argv4, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), OPTS_RUN);
     assert_int_equal(next, 2);
+}
+
+/* run() with what it prints on stdout (help, version) thrown away. */
+static opts_result run_unseen(cli *o, const char *line)
+{
+    fflush(stdout);
+    int saved = dup(1), null = open("/dev/null", O_WRONLY);
+    assert_true(saved >= 0 && null >= 0);
+    dup2(null, 1);
+    opts_result r = run(o, line);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(null);
+    return r;
 }
 
 static void test_help_and_version(void **state)
 {
     cli o;
-    fflush(stdout);
-    int saved = dup(1), null = open("/dev/null", O_WRONLY);
-    assert_true(saved >= 0 && null >= 0);
-    dup2(null, 1);
-    int h = run(&o, "-s --he"), v = run(&o, "--version"), m = run(&o, "--help-man");
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(null);
-    assert_int_equal(h, 1);
-    assert_int_equal(v, 1);
-    assert_int_equal(m, 1);
+    assert_int_equal(run_unseen(&o, "-s --he"), OPTS_DONE);
+    assert_int_equal(run_unseen(&o, "--version"), OPTS_DONE);
+    assert_int_equal(run_unseen(&o, "--help-man"), OPTS_DONE);
     /* an error before --help is reported */
     assert_error(&o, "--bogus --help", "unknown option '--bogus'");
+}
+
+/* Every command stops the same way: 0 after help, 2 after a usage error. */
+static void test_exit_status(void **state)
+{
+    cli o;
+    assert_int_equal(opts_exit_status(run_unseen(&o, "--help")), EXIT_OK);
+    assert_int_equal(opts_exit_status(run(&o, "--bogus")), EXIT_BADINPUT);
+    assert_int_equal(opts_exit_status(run(&o, "-j")), EXIT_BADINPUT);
+    assert_int_equal(run(&o, "-n a"), OPTS_RUN);
+    /* asked to stop when the command should run: a mistake of ours */
+    assert_int_equal(opts_exit_status(OPTS_RUN), EXIT_INTERNAL);
 }
 
 /* Every line of `text` fits in OPTS_WIDTH columns. */
@@ -370,7 +388,7 @@ static const opt ltable[] = {
 };
 static const opts_spec lspec = {.opts = ltable};
 
-static int lrun(lcli *o, const char *line)
+static opts_result lrun(lcli *o, const char *line)
 {
     static char buf[512];
     static char *argv[64];
@@ -388,31 +406,31 @@ static void test_lists(void **state)
 {
     (void)state;
     lcli o;
-    assert_int_equal(lrun(&o, "-d"), 0);
+    assert_int_equal(lrun(&o, "-d"), OPTS_RUN);
     assert_int_equal(o.d.given, 1);
     assert_int_equal(o.d.n, 0);
     assert_int_equal(o.c.given, 0);
-    assert_int_equal(lrun(&o, "-d a.sh b.yaml -o x.zip"), 0);
+    assert_int_equal(lrun(&o, "-d a.sh b.yaml -o x.zip"), OPTS_RUN);
     assert_int_equal(o.d.n, 2);
     assert_string_equal(o.d.v[0], "a.sh");
     assert_string_equal(o.d.v[1], "b.yaml");
     assert_string_equal(o.o, "x.zip");
-    assert_int_equal(lrun(&o, "--dump=a.sh"), 0);
+    assert_int_equal(lrun(&o, "--dump=a.sh"), OPTS_RUN);
     assert_int_equal(o.d.n, 1);
     assert_string_equal(o.d.v[0], "a.sh");
-    assert_int_equal(lrun(&o, "-c a.zip -5"), 0);
+    assert_int_equal(lrun(&o, "-c a.zip -5"), OPTS_RUN);
     assert_string_equal(o.c.v[1], "-5");
-    assert_int_equal(lrun(&o, "--comp a b"), 0);
+    assert_int_equal(lrun(&o, "--comp a b"), OPTS_RUN);
     assert_int_equal(o.c.n, 2);
-    assert_int_equal(lrun(&o, "-c a.zip"), -1);
+    assert_int_equal(lrun(&o, "-c a.zip"), OPTS_USAGE_ERROR);
     assert_string_equal(err_message(), "-c needs 2 values (A B), got 1");
-    assert_int_equal(lrun(&o, "-c a -o x"), -1);
+    assert_int_equal(lrun(&o, "-c a -o x"), OPTS_USAGE_ERROR);
     assert_string_equal(err_message(), "-c needs 2 values (A B), got 1");
-    assert_int_equal(lrun(&o, "-c a b c"), -1);
+    assert_int_equal(lrun(&o, "-c a b c"), OPTS_USAGE_ERROR);
     assert_non_null(strstr(err_message(), "unexpected argument 'c'"));
-    assert_int_equal(lrun(&o, "-d a -- b"), -1);
+    assert_int_equal(lrun(&o, "-d a -- b"), OPTS_USAGE_ERROR);
     /* the last one counts */
-    assert_int_equal(lrun(&o, "-d a -d b c"), 0);
+    assert_int_equal(lrun(&o, "-d a -d b c"), OPTS_RUN);
     assert_int_equal(o.d.n, 2);
     assert_string_equal(o.d.v[0], "b");
 }
@@ -429,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_unknown_options),
         cmocka_unit_test(test_required_and_stop),
         cmocka_unit_test(test_help_and_version),
+        cmocka_unit_test(test_exit_status),
         cmocka_unit_test(test_help_width),
         cmocka_unit_test(test_man_tags),
         cmocka_unit_test(test_rank_lists),

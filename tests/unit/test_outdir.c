@@ -8,11 +8,13 @@
 #include <cmocka.h>
 
 #include "base/outdir.h"
+#include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"
 #include "compare/commands.h"
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,6 +197,75 @@ static void test_rollback(void **state)
     free(deep), free(step1), free(step0), free(theirs), free(f1), free(f2), free(top);
 }
 
+/* out_run_replace() with `text` in a fresh temporary file for `final`;
+ * what it printed on stderr goes to *said (malloc'ed). */
+static int replace_with(out_run *r, const char *final, const char *text, char **said)
+{
+    const void *part = text;
+    size_t len = strlen(text);
+    char *tmp = out_tmp_write(final, &part, &len, 1);
+    assert_non_null(tmp);
+    char *cap = tu_path(tu_dir, "stderr.txt");
+    int fd = open(cap, O_WRONLY | O_CREAT | O_TRUNC, 0600), saved = dup(2);
+    assert_true(fd >= 0 && saved >= 0);
+    dup2(fd, 2);
+    err_clear();
+    int rc = out_run_replace(r, tmp, final, "database");
+    dup2(saved, 2);
+    close(saved);
+    close(fd);
+    *said = tu_read(cap, NULL);
+    unlink(cap);
+    free(cap);
+    return rc;
+}
+
+/* An output under a name the user gave (monitor2db's, data2db's
+ * databases): it replaces what is there with one warning, is remembered
+ * for the rollback, and a commit that fails leaves nothing behind. */
+static void test_replace(void **state)
+{
+    char *dir = tu_path(tu_dir, "replace");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *final = tu_path(dir, "monitor_metrics.db");
+    out_run *r = out_run_new();
+    char *said;
+    assert_int_equal(replace_with(r, final, "one", &said), 0);
+    assert_string_equal(said, "");
+    free(said);
+    expect_text(final, "one");
+    assert_int_equal(replace_with(r, final, "two", &said), 0);
+    assert_non_null(strstr(said, ": warning: "));
+    assert_non_null(strstr(said, final));
+    assert_non_null(strstr(said, ": the existing database is replaced\n"));
+    assert_ptr_equal(strchr(said, '\n'), said + strlen(said) - 1);  /* one line */
+    free(said);
+    expect_text(final, "two");
+    assert_int_equal(tu_count_entries(dir), 1);
+    out_run_rollback(r);
+    assert_int_equal(path_kind(final), PATH_MISSING);
+    assert_int_equal(path_kind(dir), PATH_DIR);
+    /* a directory in the way: an error naming the output, no temporary file left */
+    assert_int_equal(mkdir(final, 0700), 0);
+    assert_int_equal(replace_with(r, final, "three", &said), -1);
+    free(said);
+    assert_int_equal(err_cause(), ERR_OUTPUT);
+    assert_non_null(strstr(err_message(), final));
+    assert_int_equal(tu_count_entries(dir), 1);
+    assert_int_equal(path_kind(final), PATH_DIR);
+    /* nothing was remembered: the rollback leaves the directory */
+    out_run_rollback(r);
+    assert_int_equal(path_kind(final), PATH_DIR);
+    rmdir(final);
+    /* no run kept */
+    assert_int_equal(replace_with(NULL, final, "four", &said), 0);
+    free(said);
+    expect_text(final, "four");
+    out_run_free(r);
+    free(final);
+    free(dir);
+}
+
 /* Files of a directory whose names start with prefix. */
 static int count_prefixed(const char *dir, const char *prefix)
 {
@@ -268,7 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stamp_next),  cmocka_unit_test(test_commit_never_replaces),
         cmocka_unit_test(test_check_replaceable), cmocka_unit_test(test_rollback),
-        cmocka_unit_test(test_two_runs_one_second),
+        cmocka_unit_test(test_two_runs_one_second), cmocka_unit_test(test_replace),
     };
     return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

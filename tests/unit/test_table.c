@@ -613,6 +613,32 @@ static void test_xlsx_second_sheet(void **state)
     free(d);
 }
 
+/* The one place result names take their extension from, and the --format
+ * choices: each name a user types is its format's extension. */
+static void test_formats_and_extensions(void **state)
+{
+    (void)state;
+    assert_string_equal(table_ext(TABLE_CSV), "csv");
+    assert_string_equal(table_ext(TABLE_XLSX), "xlsx");
+    assert_null(table_ext(-1));
+    assert_null(table_ext(TABLE_XLSX + 1));
+    size_t n = 0;
+    for (const opt_choice *c = table_formats; c->name; c++, n++) {
+        assert_null(c->refusal);
+        assert_string_equal(table_ext(c->value), c->name);
+    }
+    assert_int_equal(n, 2);
+    /* xlsx first: msprobe 8.1.0's format, the default where there is one */
+    assert_string_equal(table_formats[0].name, "xlsx");
+    assert_string_equal(table_formats[1].name, "csv");
+    /* a longer list starts with the same two */
+    static const opt_choice more[] = {TABLE_FORMAT_CHOICES, {"json", 2, NULL}, {NULL, 0, NULL}};
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(more[i].name, table_formats[i].name);
+        assert_int_equal(more[i].value, table_formats[i].value);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -625,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_xlsx_control_characters),
         cmocka_unit_test(test_xlsx_long_cells),
         cmocka_unit_test(test_xlsx_second_sheet),
+        cmocka_unit_test(test_formats_and_extensions),
     };
     return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);
 }

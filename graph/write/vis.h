@@ -1,12 +1,17 @@
-/* Writers of a graph's results: the .vis JSON of msprobe 8.1.0 (vis.c),
- * the newest msprobe's .vis.db (visdb.c), the self-contained page
- * (page.c); and what they share: a node's items laid out with their compare
- * columns, the legend and the tool tips. */
+/* The .vis JSON of msprobe 8.1.0 (write/vis.c), and what the other
+ * writers (write/visdb.h, write/page/page.h) take from it: a node's items
+ * laid out with their compare columns, the legend and the tool tips. */
 #ifndef MSP_GRAPH_VIS_H
 #define MSP_GRAPH_VIS_H
 
-#include "graph/graph.h"
+#include <stddef.h>
+
 #include "base/outstream.h"
+#include "base/strbuf.h"
+#include "graph/compare/gcompare.h"
+#include "graph/compare/rows.h"
+#include "graph/model/graph.h"
+#include "graph/model/items.h"
 
 typedef struct {
     const gcompare *cmp;       /* NULL: a build */
@@ -53,28 +58,5 @@ const char *vis_task_name(int task);
 const char *vis_comm_type(int t);
 /* precision_index as json.dump writes it */
 void vis_px(strbuf *sb, const gnode *nd);
-
-/* The newest msprobe's .vis.db (visdb.c): one SQLite file for the run,
- * written under a temporary name and renamed when complete. */
-typedef struct visdb visdb;
-visdb *visdb_open(const char *path, int compare);
-int visdb_add(visdb *db, graph *n, graph *b, const gcompare *cmp, long step, long rank);
-/* The config row and the indexes, then into place; *path (malloc'ed): the
- * name written. db is freed either way. */
-int visdb_finish(visdb *db, char **path, int overflow_check);
-void visdb_abort(visdb *db);
-
-/* The self-contained page (page.c) of one result: from its .vis file when
- * the run wrote one (`vis`), else from a temporary one. *path as
- * vis_write(). */
-int page_write(char **path, const char *vis, graph *n, graph *b, const gcompare *cmp, int overflow_check,
-               int threads);
-/* graph view's reader: the page of the .vis file `vis` (checked to be a
- * JSON object first) written to *page (malloc'ed, consumed and replaced by
- * the name written; an existing page is replaced). 0, or -1 with the
- * error recorded and nothing written. */
-int page_from_vis_file(const char *vis, char **page);
-/* graph view: the page of a .vis file; the exit status. */
-int page_view(const char *vis, const char *out);
 
 #endif

@@ -10,7 +10,9 @@
  * The file is made under a temporary name beside the result, in one
  * transaction through format/sqlite_write (private until renamed: no syncs),
  * and renamed when complete. */
-#include "graph/vis.h"
+#include "graph/write/visdb.h"
+#include "graph/write/vis.h"
+#include "graph/model/steps.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/mem.h"
@@ -237,140 +239,186 @@ static int bind_text(sqlite3_stmt *st, int col, const char *s, size_t n)
     return sqlite3_bind_text(st, col, s, (int)n, SQLITE_TRANSIENT);
 }
 
+/* The rows of one graph being added: tb_nodes rows, and its distinct
+ * stacks as tb_stack rows. */
+typedef struct {
+    visdb *v;
+    vis_ctx *w;
+    const graph *g, *other;
+    long step, rank;
+    const char *source;       /* "NPU" or "Bench" */
+    char gid[128];            /* graph_id: {source}_{step}_{rank} */
+    char *tensor_dir;         /* dump_data_dir when the dump was moved, else NULL */
+    strmap stacks;            /* stack text -> its number in this graph */
+    arena mem;
+    strbuf sb, stack;
+} graph_rows;
+
+/* the newest msprobe's dump_data_dir: the tensor directory beside the dump
+ * when the recorded one is elsewhere (the dump was moved); NULL otherwise */
+static char *moved_tensor_dir(const rankdata *rd)
+{
+    const jval *dd = &rd->dump_data_dir;
+    if (dd->type != J_STRING || !dd->len)
+        return NULL;
+    char *tensor_dir = NULL;
+    char *rec = xstrndup(dd->u.str, dd->len);
+    char *rec_dir = path_dirname(rec);
+    char *here = realpath(rd->dir, NULL);
+    if (here && strcmp(rec_dir, here) != 0)
+        tensor_dir = path_join(here, "dump_tensor_data");
+    free(here);
+    free(rec_dir);
+    free(rec);
+    return tensor_dir;
+}
+
+/* sub_nodes: json.dumps of the children's ids, "" without children */
+static void json_sub_nodes(strbuf *sb, const graph *g, const gnode *nd)
+{
+    if (!nd->nsub)
+        return;
+    sb_addc(sb, '[');
+    for (uint32_t c = 0; c < nd->nsub; c++) {
+        if (c)
+            sb_add(sb, ", ", 2);
+        jsonw_str_ascii(sb, g->nodes[nd->sub[c]].id, g->nodes[nd->sub[c]].idlen);
+    }
+    sb_addc(sb, ']');
+}
+
+/* matched_distributed: {} without links, one entry, or a list of them */
+static void json_dist(strbuf *sb, const gnode *nd)
+{
+    if (!nd->dist) {
+        sb_add(sb, "{}", 2);
+    } else if (!nd->dist->is_list) {
+        json_dist_entry(sb, &nd->dist->v[0]);
+    } else {
+        sb_addc(sb, '[');
+        for (uint32_t d = 0; d < nd->dist->n; d++) {
+            if (d)
+                sb_add(sb, ", ", 2);
+            json_dist_entry(sb, &nd->dist->v[d]);
+        }
+        sb_addc(sb, ']');
+    }
+}
+
+/* The stack_id of node nd: its stack's row of tb_stack, written when this
+ * graph has not met that stack yet. 0 or -1. */
+static int add_stack(graph_rows *r, const gnode *nd, char stack_id[160])
+{
+    sb_reset(&r->stack);
+    json_stack(&r->stack, nd);
+    int added;
+    size_t *sid = strmap_put(&r->stacks, arena_strndup(&r->mem, r->stack.buf, r->stack.len), r->stack.len,
+                             r->stacks.count, &added);
+    snprintf(stack_id, 160, "%s_%zu", r->gid, *sid);
+    if (!added)
+        return 0;
+    sqlite3_reset(r->v->stack);
+    bind_text(r->v->stack, 1, stack_id, strlen(stack_id));
+    bind_text(r->v->stack, 2, r->stack.buf, r->stack.len);
+    return sqlw_step(&r->v->w, r->v->stack);
+}
+
+static void bind_dump_data_dir(sqlite3_stmt *st, int col, graph_rows *r)
+{
+    const jval *dir = &r->g->rd->dump_data_dir;
+    if (r->tensor_dir) {
+        bind_text(st, col, r->tensor_dir, strlen(r->tensor_dir));
+    } else if (dir->type == J_STRING) {
+        bind_text(st, col, dir->u.str, dir->len);
+    } else if (dir->type != J_NULL) {
+        sb_reset(&r->sb);
+        jsonw_value(&r->sb, dir, 0, 0);
+        bind_text(st, col, r->sb.buf, r->sb.len);
+    }
+}
+
+/* Node i, the k-th in tb_nodes order: its row (and its stack's). 0 or -1. */
+static int add_node(graph_rows *r, size_t k, long i)
+{
+    const graph *g = r->g;
+    const gnode *nd = &g->nodes[i];
+    strbuf *sb = &r->sb;
+    sqlite3_stmt *st = r->v->node;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    sb_reset(sb);
+    sb_addf(sb, "%s_%s", r->gid, nd->id);
+    bind_text(st, 1, sb->buf, sb->len);
+    bind_text(st, 2, r->gid, strlen(r->gid));
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)k);
+    bind_text(st, 4, nd->id, nd->idlen);
+    char op[8];
+    snprintf(op, sizeof op, "%d", nd->op);
+    bind_text(st, 5, op, strlen(op));
+    if (nd->up >= 0)
+        bind_text(st, 6, g->nodes[nd->up].id, g->nodes[nd->up].idlen);
+    else
+        bind_text(st, 6, "", 0);
+    sb_reset(sb);
+    json_sub_nodes(sb, g, nd);
+    bind_text(st, 7, sb->buf ? sb->buf : "", sb->len);
+    if (nd->px_kind == PX_INT)
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)nd->px);
+    else if (nd->px_kind == PX_FLOAT)
+        sqlite3_bind_double(st, 8, nd->px);
+    if (nd->overflow)
+        bind_text(st, 9, ovf_level_name(nd->overflow), strlen(ovf_level_name(nd->overflow)));
+    sqlite3_bind_int64(st, 10, nd->has_micro ? nd->micro : 0);
+    sb_reset(sb);
+    if (nd->link_side)
+        json_path(sb, nd->link_side == g->side ? g : r->other, nd->link_node);
+    else
+        sb_add(sb, "[]", 2);
+    bind_text(st, 11, sb->buf, sb->len);
+    char stack_id[160];
+    int rc = add_stack(r, nd, stack_id);
+    bind_text(st, 12, stack_id, strlen(stack_id));
+    bind_text(st, 13, "", 0);
+    sb_reset(sb);
+    json_dist(sb, nd);
+    bind_text(st, 14, sb->buf, sb->len);
+    sqlite3_bind_int(st, 15, 0);
+    int have;
+    if (rc == 0 && vis_items(r->w, g, i, &have) != 0)
+        rc = -1;
+    for (int out = 0; out < 2 && rc == 0; out++) {
+        sb_reset(sb);
+        vis_item_map(r->w, sb, g, i, out, 0, 1);
+        bind_text(st, 16 + out, sb->buf, sb->len);
+    }
+    bind_text(st, 18, r->source, strlen(r->source));
+    bind_dump_data_dir(st, 19, r);
+    sqlite3_bind_int64(st, 20, r->step);
+    sqlite3_bind_int64(st, 21, r->rank);
+    sqlite3_bind_int(st, 22, nd->idlen >= 11 && !memcmp(nd->id, "Distributed", 11));
+    return rc == 0 ? sqlw_step(&r->v->w, st) : rc;
+}
+
 static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, long step, long rank)
 {
-    const char *source = g->side == 2 ? "Bench" : "NPU";
-    char gid[128];
-    snprintf(gid, sizeof gid, "%s_%ld_%ld", source, step, rank);
+    graph_rows r = {.v = v, .w = w, .g = g, .other = other, .step = step, .rank = rank,
+                    .source = g->side == 2 ? "Bench" : "NPU", .sb = STRBUF_INIT, .stack = STRBUF_INIT};
+    snprintf(r.gid, sizeof r.gid, "%s_%ld_%ld", r.source, step, rank);
+    r.tensor_dir = moved_tensor_dir(g->rd);
+    strmap_init(&r.stacks, 256);
+    arena_init(&r.mem, 1 << 16);
+    w->other = other;
     uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
     size_t n = sorted_nodes(g, order);
-    strmap stacks;
-    strmap_init(&stacks, 256);
-    arena mem;
-    arena_init(&mem, 1 << 16);
-    strbuf sb = STRBUF_INIT, stack = STRBUF_INIT;
-    w->other = other;
-    /* the newest msprobe's dump_data_dir: the tensor directory beside the
-     * dump when the recorded one is elsewhere (the dump was moved) */
-    char *tensor_dir = NULL;
-    const jval *dd = &g->rd->dump_data_dir;
-    if (dd->type == J_STRING && dd->len) {
-        char *rec = xstrndup(dd->u.str, dd->len);
-        char *rec_dir = path_dirname(rec);
-        char *here = realpath(g->rd->dir, NULL);
-        if (here && strcmp(rec_dir, here) != 0)
-            tensor_dir = path_join(here, "dump_tensor_data");
-        free(here);
-        free(rec_dir);
-        free(rec);
-    }
     int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        long i = order[k];
-        const gnode *nd = &g->nodes[i];
-        sqlite3_stmt *st = v->node;
-        sqlite3_reset(st);
-        sqlite3_clear_bindings(st);
-        sb_reset(&sb);
-        sb_addf(&sb, "%s_%s", gid, nd->id);
-        bind_text(st, 1, sb.buf, sb.len);
-        bind_text(st, 2, gid, strlen(gid));
-        sqlite3_bind_int64(st, 3, (sqlite3_int64)k);
-        bind_text(st, 4, nd->id, nd->idlen);
-        char op[8];
-        snprintf(op, sizeof op, "%d", nd->op);
-        bind_text(st, 5, op, strlen(op));
-        if (nd->up >= 0)
-            bind_text(st, 6, g->nodes[nd->up].id, g->nodes[nd->up].idlen);
-        else
-            bind_text(st, 6, "", 0);
-        sb_reset(&sb);
-        if (nd->nsub) {
-            sb_addc(&sb, '[');
-            for (uint32_t c = 0; c < nd->nsub; c++) {
-                if (c)
-                    sb_add(&sb, ", ", 2);
-                jsonw_str_ascii(&sb, g->nodes[nd->sub[c]].id, g->nodes[nd->sub[c]].idlen);
-            }
-            sb_addc(&sb, ']');
-        }
-        bind_text(st, 7, sb.buf ? sb.buf : "", sb.len);
-        if (nd->px_kind == PX_INT)
-            sqlite3_bind_int64(st, 8, (sqlite3_int64)nd->px);
-        else if (nd->px_kind == PX_FLOAT)
-            sqlite3_bind_double(st, 8, nd->px);
-        if (nd->overflow)
-            bind_text(st, 9, ovf_level_name(nd->overflow), strlen(ovf_level_name(nd->overflow)));
-        sqlite3_bind_int64(st, 10, nd->has_micro ? nd->micro : 0);
-        sb_reset(&sb);
-        if (nd->link_side)
-            json_path(&sb, nd->link_side == g->side ? g : other, nd->link_node);
-        else
-            sb_add(&sb, "[]", 2);
-        bind_text(st, 11, sb.buf, sb.len);
-        /* the stack: one row of tb_stack per distinct one in this graph */
-        sb_reset(&stack);
-        json_stack(&stack, nd);
-        int added;
-        size_t *sid = strmap_put(&stacks, arena_strndup(&mem, stack.buf, stack.len), stack.len, stacks.count,
-                                 &added);
-        char stack_id[160];
-        snprintf(stack_id, sizeof stack_id, "%s_%zu", gid, *sid);
-        if (added) {
-            sqlite3_reset(v->stack);
-            bind_text(v->stack, 1, stack_id, strlen(stack_id));
-            bind_text(v->stack, 2, stack.buf, stack.len);
-            rc = sqlw_step(&v->w, v->stack);
-        }
-        bind_text(st, 12, stack_id, strlen(stack_id));
-        bind_text(st, 13, "", 0);
-        sb_reset(&sb);
-        if (!nd->dist) {
-            sb_add(&sb, "{}", 2);
-        } else if (!nd->dist->is_list) {
-            json_dist_entry(&sb, &nd->dist->v[0]);
-        } else {
-            sb_addc(&sb, '[');
-            for (uint32_t d = 0; d < nd->dist->n; d++) {
-                if (d)
-                    sb_add(&sb, ", ", 2);
-                json_dist_entry(&sb, &nd->dist->v[d]);
-            }
-            sb_addc(&sb, ']');
-        }
-        bind_text(st, 14, sb.buf, sb.len);
-        sqlite3_bind_int(st, 15, 0);
-        int have;
-        if (rc == 0 && vis_items(w, g, i, &have) != 0)
-            rc = -1;
-        for (int out = 0; out < 2 && rc == 0; out++) {
-            sb_reset(&sb);
-            vis_item_map(w, &sb, g, i, out, 0, 1);
-            bind_text(st, 16 + out, sb.buf, sb.len);
-        }
-        bind_text(st, 18, source, strlen(source));
-        const jval *dir = &g->rd->dump_data_dir;
-        if (tensor_dir) {
-            bind_text(st, 19, tensor_dir, strlen(tensor_dir));
-        } else if (dir->type == J_STRING) {
-            bind_text(st, 19, dir->u.str, dir->len);
-        } else if (dir->type != J_NULL) {
-            sb_reset(&sb);
-            jsonw_value(&sb, dir, 0, 0);
-            bind_text(st, 19, sb.buf, sb.len);
-        }
-        sqlite3_bind_int64(st, 20, step);
-        sqlite3_bind_int64(st, 21, rank);
-        sqlite3_bind_int(st, 22, nd->idlen >= 11 && !memcmp(nd->id, "Distributed", 11));
-        if (rc == 0)
-            rc = sqlw_step(&v->w, st);
-    }
-    free(tensor_dir);
-    sb_free(&sb);
-    sb_free(&stack);
-    strmap_free(&stacks);
-    arena_free(&mem);
+    for (size_t k = 0; k < n && rc == 0; k++)
+        rc = add_node(&r, k, order[k]);
     free(order);
+    free(r.tensor_dir);
+    sb_free(&r.sb);
+    sb_free(&r.stack);
+    strmap_free(&r.stacks);
+    arena_free(&r.mem);
     return rc;
 }
 

@@ -3,9 +3,10 @@
  * mapped and walked once: each entry of "data" is located (and, when asked,
  * parsed for its md5 or its overflow scene), never kept as a tree; the
  * graph reads an entry again when it needs its items. */
-#include "graph/graph.h"
+#include "graph/model/rank.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "model/dump.h"
 #include "model/dump_walk.h"
 #include "model/overflow.h"
 

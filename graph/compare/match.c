@@ -2,7 +2,11 @@
  * walked breadth-first and each node matched with a Bench node (by name and
  * structure, by the layer mapping, or fuzzily), the rows of every matched
  * pair compared, and the precision index of each compared NPU node. */
-#include "graph/compare.h"
+#include "graph/compare/match.h"
+#include "graph/compare/layermap.h"
+#include "graph/compare/rows.h"
+#include "graph/compare/tensors.h"
+#include "graph/model/items.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -12,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int compare_task(const rankdata *n, const rankdata *b, int *task)
+int gcompare_task(const rankdata *n, const rankdata *b, int *task)
 {
     if (!n->task_truthy || !b->task_truthy)
         return err_input(n->task_truthy ? b->dump_path : n->dump_path,
@@ -136,7 +140,7 @@ static int compared(walker *w, long n, long b)
 {
     gcompare *c = w->c;
     c->n->nodes[n].cmp_with = (int32_t)b;
-    return compare_pair(c, n, &w->ni, &w->bi);
+    return gcompare_rows(c, n, &w->ni, &w->bi);
 }
 
 static void cross_links(gcompare *c, long n, long b)
@@ -308,7 +312,7 @@ static void collections(gcompare *c)
     }
 }
 
-int graph_compare(gcompare *c)
+int gcompare_run(gcompare *c)
 {
     walker w = {.c = c};
     gitems_init(&w.ni);
@@ -345,7 +349,7 @@ int graph_compare(gcompare *c)
     if (c->task == TASK_REAL) {
         /* the collections once their APIs have their indexes (spec §10 #1:
          * msprobe sets them before, so they are all 0) */
-        if (real_metrics(c) != 0 || real_indexes(c) != 0)
+        if (gtensor_metrics(c) != 0 || gtensor_indexes(c) != 0)
             return -1;
     }
     collections(c);
@@ -358,15 +362,15 @@ void gcompare_free(gcompare *c)
     free(c->item_cells);
     free(c->cells);
     sb_free(&c->cell_text);
-    free(c->real);
+    free(c->tensors);
     free(c->queued);
-    strmap_free(&c->real_by_name);
+    strmap_free(&c->tensor_by_name);
     arena_free(&c->mem);
 }
 
-int graph_compare_setup(gcompare *c)
+int gcompare_setup(gcompare *c)
 {
-    strmap_init(&c->real_by_name, 256);
+    strmap_init(&c->tensor_by_name, 256);
     arena_init(&c->mem, 1 << 16);
     const rankdata *n = c->n->rd, *b = c->b->rd;
     c->cross_frame = n->framework && b->framework && n->framework != b->framework;
@@ -376,6 +380,6 @@ int graph_compare_setup(gcompare *c)
                          b->framework == 'm' ? "MindSpore" : "PyTorch", n->dump_path,
                          n->framework == 'm' ? "MindSpore" : "PyTorch");
     if (c->o->layer_mapping)
-        return compare_layer_mapping(c);
+        return gcompare_layer_mapping(c);
     return 0;
 }

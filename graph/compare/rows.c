@@ -2,10 +2,13 @@
  * (§5.5): the compare columns of its items and its precision index. The
  * same code serves the walk (the index) and the writer (the columns), which
  * recomputes them instead of keeping them. */
-#include "graph/compare.h"
+#include "graph/compare/rows.h"
+#include "graph/compare/tensors.h"
+#include "graph/model/values.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "py/numfmt.h"
+#include "py/pyvalue.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +38,17 @@ static int check_states(const gitems *it)
     return 0;
 }
 
-int item_pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap)
+/* A row of msprobe's compare table for a matched pair: an NPU row and the
+ * Bench row at its place (-1: the Bench side has fewer rows there). */
+typedef struct {
+    uint32_t n;
+    int32_t b;
+} rowpair;
+
+/* get_accuracy()'s pairing: rows by position within the groups input
+ * (args, kwargs, input), parameters, output, parameters_grad, in this
+ * order. 0, or -1 for a row without a state (msprobe raises). */
+static int pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, size_t *cap)
 {
     *n = 0;
     if (check_states(ni) != 0 || check_states(bi) != 0)
@@ -57,6 +70,12 @@ int item_pair_rows(const gitems *ni, const gitems *bi, rowpair **v, size_t *n, s
 }
 
 /* ---- cells ------------------------------------------------------------------ */
+
+/* A cell as msprobe's code holds it (a Python int, float or str). */
+typedef struct {
+    pyval v;
+    char buf[48];
+} gcell;
 
 static void cell_str(gcell *c, const char *s)
 {
@@ -193,12 +212,36 @@ static void md5_cell(const dump_row *n, const dump_row *b, gcell *out)
     cell_str(out, same ? "pass" : "Different");
 }
 
+/* The six cells of a tensor row: its metrics, or the texts saying why not. */
+static void tensor_cells(const gtensor_row *r, gcell out[MET_COUNT])
+{
+    for (int k = 0; k < MET_COUNT; k++) {
+        memset(&out[k].v, 0, sizeof out[k].v);
+        if (r->m.kind[k] == MK_NUM) {
+            out[k].v.kind = PV_FLOAT;
+            out[k].v.num = r->m.value[k];
+        } else {
+            out[k].v.kind = PV_STR;
+            out[k].v.text = metric_kind_text(r->m.kind[k]);
+            out[k].v.len = (uint32_t)strlen(out[k].v.text);
+        }
+    }
+}
+
 /* ---- cells kept for the writer ------------------------------------------------ */
+
+/* A compare cell kept for the writer (gcompare's cells). */
+enum { SC_NA, SC_NAN, SC_INF, SC_NINF, SC_PASS, SC_DIFFERENT, SC_FLOAT, SC_INT, SC_BIGINT, SC_REL };
+struct scell {
+    double num;              /* SC_FLOAT, SC_INT, SC_REL (abs of the relative error) */
+    uint32_t text;           /* SC_BIGINT: offset of its digits in cell_text */
+    uint8_t kind;
+};
 
 static void keep_cell(gcompare *c, const gcell *g)
 {
     GROW(c->cells, c->cell_cap, c->ncells + 1);
-    scell *k = &c->cells[c->ncells++];
+    struct scell *k = &c->cells[c->ncells++];
     memset(k, 0, sizeof *k);
     const pyval *v = &g->v;
     if (v->kind == PV_FLOAT) {
@@ -232,7 +275,7 @@ static void keep_cell(gcompare *c, const gcell *g)
 }
 
 /* a kept cell as the pyval msprobe held */
-static void kept_cell(const gcompare *c, const scell *k, gcell *g)
+static void kept_cell(const gcompare *c, const struct scell *k, gcell *g)
 {
     static const char *const words[] = {"N/A", "Nan", "inf\t", "-inf\t", "pass", "Different"};
     memset(&g->v, 0, sizeof g->v);
@@ -301,7 +344,7 @@ static int node_rows_make(node_rows *nr, const gitems *ni, const gitems *bi)
 {
     strmap_clear(&nr->in);
     strmap_clear(&nr->out);
-    if (item_pair_rows(ni, bi, &nr->pairs, &nr->n, &nr->cap) != 0)
+    if (pair_rows(ni, bi, &nr->pairs, &nr->n, &nr->cap) != 0)
         return -1;
     for (size_t k = 0; k < nr->n; k++) {
         const dump_row *r = &ni->rows.rows[nr->pairs[k].n];
@@ -363,7 +406,7 @@ static void keep_node_cells(gcompare *c, long n, const gitems *ni, const gitems 
     }
 }
 
-int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
+int gcompare_rows(gcompare *c, long n, const gitems *ni, const gitems *bi)
 {
     node_rows nr;
     node_rows_init(&nr);
@@ -374,7 +417,8 @@ int compare_pair(gcompare *c, long n, const gitems *ni, const gitems *bi)
         return rc;
     }
     if (c->task == TASK_REAL) {
-        real_add(c, ni, bi, nr.pairs, nr.n);
+        for (size_t k = 0; k < nr.n; k++)
+            gtensor_add(c, &ni->rows.rows[nr.pairs[k].n], bench_row(bi, &nr.pairs[k]));
         GROW(c->queued, c->qcap, c->nqueued + 1);
         c->queued[c->nqueued++] = (int32_t)n;
     } else if (c->task == TASK_SUMMARY) {
@@ -469,7 +513,7 @@ static int kept_columns(const gcompare *c, long i, const gitems *ni, gcolumns *c
     return 0;
 }
 
-int compare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gcolumns *cols)
+int gcompare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gcolumns *cols)
 {
     const gnode *nd = &c->n->nodes[i];
     if (c->node_items && c->node_items[i] != UINT32_MAX)
@@ -491,11 +535,11 @@ int compare_columns(const gcompare *c, long i, const gitems *ni, gitems *bi, gco
             (*off)[k] = cols->text.len;
             const dump_row *row = gitem_row(ni, &v[k]);
             if (c->task == TASK_REAL) {
-                const real_row *rr = dump_stat(row, 0).kind != PV_NONE ? real_find(c, row->name) : NULL;
-                if (rr) {
+                const gtensor_row *tr = dump_stat(row, 0).kind != PV_NONE ? gtensor_find(c, row->name) : NULL;
+                if (tr) {
                     gcell cells[MET_COUNT];
-                    real_cells(rr, cells);
-                    put_cells(&cols->text, REAL_COLUMNS, cells, MET_COUNT);
+                    tensor_cells(tr, cells);
+                    put_cells(&cols->text, metric_names, cells, MET_COUNT);
                 }
                 continue;
             }

@@ -2,7 +2,8 @@
  * mapping, flattened into rows by model/dump (msprobe's read_op), each row
  * with the leaf it came from, placed in input_data or output_data; and an
  * item as the export writes it (§8.3). */
-#include "graph/graph.h"
+#include "graph/model/items.h"
+#include "graph/model/values.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "format/jsonw.h"

@@ -3,7 +3,7 @@
  * made (a yaml msprobe cannot read, a missing stack.json), msprobe warns and
  * matches every node by its own name, without the structure test; so do
  * we (spec §10 #16). */
-#include "graph/compare.h"
+#include "graph/compare/layermap.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -23,7 +23,7 @@ static void as_dump(const rankdata *rd, dump_data *d)
         d->entries[i].name = rd->entries[i].name;
 }
 
-int compare_layer_mapping(gcompare *c)
+int gcompare_layer_mapping(gcompare *c)
 {
     const rankdata *n = c->n->rd, *b = c->b->rd;
     const char **map = NULL;

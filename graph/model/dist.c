@@ -2,7 +2,8 @@
  * every Distributed.* node gets a unique id per rank -- its peer or group
  * and its running count -- and each is matched with the node of the same
  * id (a send's with the recv's) in the ranks it talks to. */
-#include "graph/graph.h"
+#include "graph/model/dist.h"
+#include "graph/model/items.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"

@@ -1,12 +1,13 @@
 /* The page of a graph (spec §13): one self-contained HTML file holding the
  * .vis itself (minified, its '<', '>' and '&' escaped so that it cannot end
  * the script element it sits in; NaN and Infinity, which JSON.parse
- * refuses, as strings) and our own script and style sheet (graph/page/,
- * built into the binary). Nothing is fetched when it opens: no server, no
- * network, no framework. Every page is made from a .vis file -- the one a
+ * refuses, as strings) and our own script and style sheet (viewer.js and
+ * viewer.css beside this file, built into the binary). Nothing is fetched
+ * when it opens: no server, no network, no framework. Every page is made from a .vis file -- the one a
  * run writes, a temporary one under --format db, or any .vis given to
  * `graph view` (msprobe's included). */
-#include "graph/vis.h"
+#include "graph/write/page/page.h"
+#include "graph/write/vis.h"
 #include "base/err.h"
 #include "base/files.h"
 #include "base/log.h"

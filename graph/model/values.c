@@ -14,7 +14,7 @@
  * digits with zeros is right while half an ulp stays below half a unit of
  * the last place kept. tests/unit/test_graph_format.c checks both against
  * snprintf on a million doubles. */
-#include "graph/graph.h"
+#include "graph/model/values.h"
 #include "base/memo.h"
 #include "format/jsonw.h"
 #include "py/numfmt.h"

@@ -2,7 +2,7 @@
  * the order they are first named, each attached to its parent once; the
  * root-level runs of APIs grouped (§4.6); parameters_grad nodes (§4.7);
  * stacks (§4.5). */
-#include "graph/graph.h"
+#include "graph/model/graph.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"

@@ -2,7 +2,8 @@
  * for msprobe's export dict -- 4-space indentation, ensure_ascii escapes,
  * floats as repr, no final newline -- streamed node by node to a temporary
  * file beside the result. */
-#include "graph/vis.h"
+#include "graph/write/vis.h"
+#include "graph/model/steps.h"
 #include "base/err.h"
 #include "base/mem.h"
 #include "base/outstream.h"
@@ -130,7 +131,7 @@ int vis_items(vis_ctx *w, const graph *g, long i, int *have)
     *have = 1;
     w->cols_ok = 0;
     if (w->cmp && g->side == 1 && nd->cmp_with >= 0) {
-        if (compare_columns(w->cmp, i, &w->it, &w->bit, &w->cols) != 0)
+        if (gcompare_columns(w->cmp, i, &w->it, &w->bit, &w->cols) != 0)
             return -1;
         w->cols_ok = 1;
     }

@@ -1,6 +1,6 @@
 /* What a built graph gets afterwards: micro steps (spec §4.8), overflow
  * levels (§6), and the paths matched_node_link lists (§5.3). */
-#include "graph/graph.h"
+#include "graph/model/steps.h"
 #include "base/log.h"
 #include "base/mem.h"
 #include "model/overflow.h"

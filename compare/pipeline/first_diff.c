@@ -12,7 +12,7 @@
  * requires_grad as "True"/"False"/"N/A", "Err_message" with its trailing
  * spaces, ints of a numeric statistics block as floats, P2POp op and peer.
  */
-#include "compare/pipeline/compare.h"
+#include "compare/pipeline/first_diff.h"
 #include "base/files.h"
 #include "base/outdir.h"
 #include "format/jsonw.h"

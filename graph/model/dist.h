@@ -1,0 +1,14 @@
+/* Links between the communication nodes of the ranks of a step (spec §7,
+ * model/dist.c): each Distributed.* node matched with its peer's in the
+ * ranks it talks to, as matched_distributed. */
+#ifndef MSP_GRAPH_DIST_H
+#define MSP_GRAPH_DIST_H
+
+#include <stddef.h>
+
+#include "graph/model/graph.h"
+
+/* Link the communication nodes of the graphs of one step (sorted by rank). */
+void graph_distributed(graph **graphs, size_t n, int overflow_check);
+
+#endif
