@@ -54,6 +54,13 @@ void newest_stat(const compare_ctx *c, size_t i, int k, int bench, pyval *out)
     }
     *out = dump_stat(r, k);
     switch (out->kind) {
+    case PV_INT:
+        if (bench ? c->bench_float_stats : c->npu_float_stats || (!p->b && c->unmatched_float[k])) {
+            out->kind = PV_FLOAT;
+            out->text = NULL;
+            out->len = 0;
+        }
+        break;
     case PV_NONE:
         *out = NONE_TEXT;
         break;
@@ -219,8 +226,73 @@ static int int_text(const pyval *v)
     return 1;
 }
 
+/* The dtype pandas infers for one statistics column of a side. */
+enum { PD_EMPTY, PD_INT, PD_FLOAT, PD_BOOL, PD_OBJECT };
+
+static int column_dtype(const compare_ctx *c, int k, int bench)
+{
+    int any_int = 0, any_float = 0, any_bool = 0;
+    for (size_t i = 0; i < c->npairs; i++) {
+        const match_pair *p = &c->pairs[i];
+        const dump_row *r = bench ? p->b : p->n;
+        if (!r)
+            return PD_OBJECT; /* "N/A" */
+        pyval v = dump_stat(r, k);
+        if (v.kind == PV_INT && !v.wide_int)
+            any_int = 1;
+        else if (v.kind == PV_FLOAT && !isnan(v.num))
+            any_float = 1;
+        else if (v.kind == PV_BOOL && (r->flags & ROW_VALUE_STATS))
+            any_bool = 1;
+        else
+            return PD_OBJECT; /* texts: "None", "Nan", "True", ... */
+    }
+    if (any_bool)
+        return any_int || any_float ? PD_OBJECT : PD_BOOL;
+    return any_float ? PD_FLOAT : any_int ? PD_INT : PD_EMPTY;
+}
+
+/* make_result_df() assigns a side's four statistics as a list of lists:
+ * pandas builds a frame of them (each column its own dtype) and takes its
+ * values as one array, float64 when every column is numeric and one is
+ * float. */
+static int float_stats(const compare_ctx *c, int bench)
+{
+    int any_float = 0;
+    for (int k = 0; k < 4; k++) {
+        int t = column_dtype(c, k, bench);
+        if (t != PD_INT && t != PD_FLOAT)
+            return 0;
+        any_float |= t == PD_FLOAT;
+    }
+    return any_float;
+}
+
+/* calc_accuracy() sets the unmatched rows to their fillna(): on object
+ * columns pandas then converts each column of those rows that holds only
+ * numbers (ints become floats when one is a float) */
+static int unmatched_float(const compare_ctx *c, int k)
+{
+    int any_float = 0;
+    for (size_t i = 0; i < c->npairs; i++) {
+        const match_pair *p = &c->pairs[i];
+        if (p->b)
+            continue;
+        pyval v = dump_stat(p->n, k);
+        if (v.kind == PV_FLOAT && !isnan(v.num))
+            any_float = 1;
+        else if (v.kind != PV_INT || v.wide_int)
+            return 0;
+    }
+    return any_float;
+}
+
 void newest_column_types(compare_ctx *c)
 {
+    c->npu_float_stats = (uint8_t)float_stats(c, 0);
+    c->bench_float_stats = (uint8_t)float_stats(c, 1);
+    for (int k = 0; k < 4; k++)
+        c->unmatched_float[k] = (uint8_t)unmatched_float(c, k);
     for (int k = 0; k < 4; k++) {
         int ni = c->npairs > 0, bi = c->npairs > 0;
         for (size_t i = 0; i < c->npairs && (ni || bi); i++) {

@@ -134,6 +134,13 @@ typedef struct {
     /* newest: pandas reads a statistics column back as int64 when every
      * value's text is an integer (differences are then ints too) */
     uint8_t npu_int_col[4], bench_int_col[4];
+    /* newest: the four statistics of a side went through one pandas frame
+     * whose values came out float64 (every column numbers, one of them not
+     * all ints): an int statistic is then a float (3 prints "3.0") */
+    uint8_t npu_float_stats, bench_float_stats;
+    /* newest: fillna() on the unmatched rows turns a target statistics
+     * column of numbers only, one a float, into float64 there */
+    uint8_t unmatched_float[4];
     stat_diffs *diffs;       /* SUMMARY: per row */
     real_result *real;       /* ALL: per row */
     char *npu_tensor_dir, *bench_tensor_dir;

@@ -241,8 +241,9 @@ static void test_checks_statistics(void **state)
     newest_stat(&f->c, 1, 0, 0, &v);
     assert_int_equal(v.kind, PV_FLOAT);
     assert_true(isinf(v.num));
+    /* the bench's statistics are numbers only: pandas made them floats */
     newest_stat(&f->c, 6, 0, 1, &v);
-    assert_int_equal(v.kind, PV_INT);
+    assert_int_equal(v.kind, PV_FLOAT);
     assert_true(v.num == 2);
     unload(f);
 }
@@ -271,6 +272,42 @@ static void test_checks_md5(void **state)
     unload(f);
 }
 
+/* pandas' typing of the statistics: a side whose four columns hold numbers
+ * only, one a float, comes out float64 (an int 3 is 3.0); otherwise the
+ * unmatched rows' numbers-only columns do (fillna() converts them). */
+static void test_int_statistics(void **state)
+{
+    (void)state;
+    const char *scalar3 = "{\"type\": \"int\", \"value\": 3}";
+    char npu[1024], bench[1024];
+    snprintf(npu, sizeof npu, "\"Torch.a.0.forward\": {\"input_args\": [" ONE ", %s]}", scalar3);
+    snprintf(bench, sizeof bench, "\"Torch.a.0.forward\": {\"input_args\": [" ONE ", %s]}", scalar3);
+    fixture *f = load(npu, bench, MODE_SUMMARY);
+    pyval v;
+    newest_stat(&f->c, 1, 0, 0, &v);
+    assert_int_equal(v.kind, PV_FLOAT);
+    assert_true(v.num == 3);
+    unload(f);
+    /* a null row makes the side's frame objects: the matched int stays an
+     * int, the unmatched one (its column numbers only) becomes a float */
+    snprintf(npu, sizeof npu,
+             "\"Torch.a.0.forward\": {\"input_args\": [" ONE ", %s, null]}, "
+             "\"Torch.b.0.forward\": {\"input_args\": [" ONE ", %s]}",
+             scalar3, scalar3);
+    snprintf(bench, sizeof bench, "\"Torch.a.0.forward\": {\"input_args\": [" ONE ", %s, null]}", scalar3);
+    f = load(npu, bench, MODE_SUMMARY);
+    assert_int_equal(f->c.npairs, 5);
+    newest_stat(&f->c, 1, 0, 0, &v);
+    assert_int_equal(v.kind, PV_INT);
+    assert_null(f->c.pairs[4].b);
+    newest_stat(&f->c, 4, 0, 0, &v);  /* Max: 1 and 3, ints only */
+    assert_int_equal(v.kind, PV_INT);
+    newest_stat(&f->c, 4, 2, 0, &v);  /* Mean: 0.5 and 3 */
+    assert_int_equal(v.kind, PV_FLOAT);
+    assert_true(v.num == 3);
+    unload(f);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -294,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_message_json),
         cmocka_unit_test(test_checks_statistics),
         cmocka_unit_test(test_checks_md5),
+        cmocka_unit_test(test_int_statistics),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
