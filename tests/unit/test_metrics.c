@@ -78,13 +78,21 @@ static void expand16(const char *letters, strbuf *sb)
         sb_adds(sb, *p == 'M' ? ZERO_D_MSG : *p == 'X' ? MAXABS_NAN_MSG : MAXREL_NAN_MSG);
 }
 
-static int run_case(const metrics_case *c)
+/* The elements of both sides of a generated case (free both). */
+static void case_values(const metrics_case *c, elem **vn, elem **vb)
 {
     size_t nn = count_of(c->ndim_n, c->shape_n), nb = count_of(c->ndim_b, c->shape_b);
     size_t total = nn > nb ? nn : nb;
-    elem *vn = calloc(total ? total : 1, sizeof *vn), *vb = calloc(total ? total : 1, sizeof *vb);
-    assert_true(vn && vb);
-    generate(c, total, vn, vb);
+    *vn = calloc(total ? total : 1, sizeof **vn);
+    *vb = calloc(total ? total : 1, sizeof **vb);
+    assert_true(*vn && *vb);
+    generate(c, total, *vn, *vb);
+}
+
+static int run_case(const metrics_case *c)
+{
+    elem *vn, *vb;
+    case_values(c, &vn, &vb);
     int bad = 0;
     tensor_metrics m;
     for (int layout = 0; layout < L_COUNT; layout++) {
@@ -119,11 +127,8 @@ static int run_case(const metrics_case *c)
  * messages, so only the cells are checked. */
 static int run_case_newest(const metrics_case *c)
 {
-    size_t nn = count_of(c->ndim_n, c->shape_n), nb = count_of(c->ndim_b, c->shape_b);
-    size_t total = nn > nb ? nn : nb;
-    elem *vn = calloc(total ? total : 1, sizeof *vn), *vb = calloc(total ? total : 1, sizeof *vb);
-    assert_true(vn && vb);
-    generate(c, total, vn, vb);
+    elem *vn, *vb;
+    case_values(c, &vn, &vb);
     int bad = 0;
     tensor_metrics m;
     for (int layout = 0; layout <= L_COUNT; layout++) {
