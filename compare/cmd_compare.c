@@ -109,7 +109,7 @@ static const opt options[] = {
     OPT_GROUP("running"),
     OPT_STRING("--fail-on", cli, fail_on, "KINDS",
                "exit with status 3 when rows fail: warning (statistics), no (tensors: Accuracy No), different "
-               "(md5), unmatched, any; comma-separated"),
+               "(md5), error (the newest dialect's Result), unmatched, any; comma-separated"),
     OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
                .flags = OPT_FILE),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096,
