@@ -29,13 +29,16 @@
 # nan part: tests/bench_nan.sh (nan_analyze on a generated 1,000-rank step).
 # Part "graph" (tests/bench_graph.sh): msprobe graph build and compare of a
 # generated 1,250-block mix-level pair, and of a 100,000-entry pair.
+# Part "train" (tests/bench_train.sh): train_compare on a generated 1 GB
+# TensorBoard directory and a 500 MB training log, and Megatron-LM's own
+# checker beside it on the corpus' pairs (when its sources are given).
 # Part "config" (tests/bench_config.sh): checkpoint compare on generated
 # TP=2 x PP=2 Megatron pairs of >= 2 GB a side, bfloat16 and float32.
 # Parts whose tools are missing are reported as SKIPPED.
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
 # allows no cold runs), KEEP=1 keeps the scratch directory, PARTS (default
-# "statistics tensor nan graph config monitor"; monitor is tests/bench_monitor.sh), RUNS
+# "statistics tensor nan graph config monitor train"; monitor is tests/bench_monitor.sh), RUNS
 # (default 11) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
@@ -49,7 +52,7 @@ set -eu
 BUILD=${1:-build}
 TOOLS=$BUILD/tools
 MSPROBE=$BUILD/msprobe
-PARTS=${PARTS:-statistics tensor nan graph config monitor}
+PARTS=${PARTS:-statistics tensor nan graph config monitor train}
 RUNS=${RUNS:-11}
 BIG_RUNS=${BIG_RUNS:-1}
 COLD_RUNS=${COLD_RUNS:-3}
@@ -526,6 +529,10 @@ else
     # the training-monitor converters: a part of their own, with its own table
     if has_part monitor; then
         sh "$(dirname "$0")/bench_monitor.sh" "$BUILD" || skip "monitor part (failed)"
+    fi
+    # train_compare: a part of its own, with its own tables
+    if has_part train; then
+        sh "$(dirname "$0")/bench_train.sh" "$BUILD" || skip "train part (failed)"
     fi
 fi
 # config: checkpoint compare on generated TP=2 x PP=2 pairs (its own script)

@@ -664,6 +664,30 @@ int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *
     return rc;
 }
 
+int dump_entry_check(dump_data *d, const char *name, size_t namelen, const jval *value)
+{
+    flattener f = {.d = d};
+    f.entry_name = arena_strndup(&d->mem, name, namelen);
+    int whole = dump_has_component(name, namelen, "parameters_grad") || dump_has_component(name, namelen, "debug");
+    if (py_blacklisted(name, namelen))
+        return err_input(d->path, "api name contains special characters, please check!");
+    if (value->type != J_OBJECT && !whole)
+        return err_input(d->path, "entry %.*s of 'data' is not an object", (int)(namelen > 200 ? 200 : namelen), name);
+    if (value->type == J_OBJECT && check_entry(&f, value) != 0)
+        return -1;
+    size_t first = d->nrows;
+    if (dump_entry_rows(d, name, namelen, value, NULL, NULL) != 0)
+        return -1;
+    for (size_t i = first; i < d->nrows; i++) {
+        size_t api_len;
+        int state;
+        if (row_name_state(d->rows[i].name, &api_len, &state) != 0)
+            return err_input(d->path, "Invalid name string: %s, can not be split by forward/backward, please check.",
+                             d->rows[i].name);
+    }
+    return 0;
+}
+
 int dump_framework_text(const char *framework, const void *buf, size_t len)
 {
     if (framework && !strcmp(framework, "pytorch"))

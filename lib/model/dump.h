@@ -58,6 +58,12 @@ typedef void (*dump_leaf_fn)(void *ctx, const jval *leaf);
 void dump_init(dump_data *d, const char *path);
 int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *value, dump_leaf_fn leaf, void *ctx);
 void dump_clear(dump_data *d);
+/* dump_entry_rows with the checks compare's reading makes of an entry
+ * (the same messages): an api name with special characters, an entry that
+ * is not an object, msprobe's check_dump_json_str() of its values, a row
+ * name that cannot be split by forward/backward. For a reader that makes
+ * rows of its own (data2db) but must refuse what compare refuses. 0 or -1. */
+int dump_entry_check(dump_data *d, const char *name, size_t namelen, const jval *value);
 /* msprobe's md5_find() on one entry value of dump.json. */
 int dump_entry_has_md5(const jval *entry);
 

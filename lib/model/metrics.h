@@ -113,7 +113,9 @@ typedef struct {
  * with an internal error recorded for a tensor of unknown dtype, or
  * ERR_CHANGED naming the file when a tensor file was truncated or rewritten
  * by another process while being read (the data is read under a file_guard
- * on each tensor's mapping). */
+ * on each tensor's mapping), or ERR_MALFORMED naming the file and the zip
+ * entry when a .pt's stored data fails the CRC-32 check left to this pass
+ * (tensor.h's tensor_crc; checked as the bytes are read). */
 int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out);
 
 /* numpy's a.shape == b.shape: the same number of dimensions, each of the

@@ -64,7 +64,9 @@ typedef struct {
 
 /* Scan two tensors of the same element count.  NaN/inf positions that
  * agree on both sides count as zeros on both sides.  Returns 0, or 1 when
- * the NaN/inf positions disagree (then the totals are meaningless).
+ * the NaN/inf positions disagree (then the totals are meaningless), or -1
+ * when a tensor's pending CRC-32 check (tensor.h), made as the scan reads
+ * its bytes, fails (error recorded).
  * level: the instruction set of the vector kernels (metrics_kern.h;
  * SIMD_AUTO: the best), or -1: element by element only. A tensor of more
  * than 2^22 elements is scanned in pieces of that size, on up to `threads`
