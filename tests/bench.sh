@@ -152,16 +152,20 @@ gen() {
     row "generate ($1) $2 entries" "$(rows_of "$scratch/gen_$1.out")" "$(tail -n 1 "$scratch/gen_$1.out")"
 }
 
-# compare NAME RUNS FORMAT: time `msprobe compare` on pair NAME; sets $line
-# (empty when a run failed)
+# compare NAME RUNS FORMAT [DIALECT]: time `msprobe compare` on pair NAME
+# (with -n/-b: msprobe 8.1.0's table; DIALECT newest: -tp/-gp, the newest
+# msprobe's); sets $line (empty when a run failed)
 compare() {
-    out=$scratch/out_$1_$3
+    dialect=${4:-8.1}
+    out=$scratch/out_$1_$3_$dialect
     mkdir -p "$out"
-    echo "bench: msprobe compare ($1) --format $3, $2 run(s)"
-    if ! line=$(timed -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
-        -b "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
+    t=-n b=-b
+    [ "$dialect" = newest ] && t=-tp b=-gp
+    echo "bench: msprobe compare ($1) $t/$b --format $3, $2 run(s)"
+    if ! line=$(timed -q -n "$2" -- "$MSPROBE" compare "$t" "$scratch/$1/target/step0/rank/dump.json" \
+        "$b" "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
         line=
-        skip "compare ($1) --format $3 failed or timed out"
+        skip "compare ($1) $t/$b --format $3 failed or timed out"
     fi
 }
 
@@ -193,6 +197,8 @@ statistics_part() {
         compare a "$RUNS" csv
         csv_a=$line
         row "compare csv (a)" "$rows_a" "$csv_a"
+        compare a "$RUNS" csv newest
+        row "compare csv newest dialect (a)" "$rows_a" "$line"
         compare a "$RUNS" xlsx
         xlsx_a=$line
         row "compare xlsx (a)" "$rows_a" "$xlsx_a"
@@ -242,8 +248,11 @@ statistics_part() {
         compare b "$BIG_RUNS" csv
         csv_b=$line
         row "compare csv (b)" "$rows_b" "$csv_b"
+        rm -rf "$scratch"/out_b_*
+        compare b "$BIG_RUNS" csv newest
+        row "compare csv newest dialect (b)" "$rows_b" "$line"
         if [ -n "${BASELINE:-}" ]; then
-            rm -rf "$scratch/out_b_csv"
+            rm -rf "$scratch"/out_b_*
             ours=$MSPROBE
             MSPROBE=$BASELINE
             compare b "$BIG_RUNS" csv

@@ -31,8 +31,8 @@ for t in "$BUILD"/tests/test_*; do
     fi
 done
 
-for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh \
-    tests/monitor_conformance.sh tests/conformance_graph.sh tests/conformance_train.sh; do
+for s in tests/cli/run.sh tests/conformance.sh tests/conformance_newest.sh tests/conformance_nan.sh \
+    tests/conformance_config.sh tests/monitor_conformance.sh tests/conformance_graph.sh tests/conformance_train.sh; do
     [ -f "$s" ] || continue
     echo "== $s ($BUILD)"
     sh "$s" "$BUILD" || fail=1

@@ -82,6 +82,11 @@ enum {
     METRICS_ZERO_D_REPEAT = 1,
     /* Use only the portable element-by-element path (tests, benchmarks). */
     METRICS_SCALAR = 2,
+    /* The newest msprobe's rules: both tensors squeezed on loading (a
+     * tensor of one element is 0-d), the shapes compared before the 0-d
+     * case, the relative error in result_type(npu, bench, float32) with
+     * that type's eps (metrics_scan.h). */
+    METRICS_NEWEST = 1u << 16,
 };
 /* Use the vector kernels of one instruction set (model/metrics_kern.h:
  * SIMD_PORTABLE, SIMD_AVX2, ...) instead of the best the CPU runs; for tests

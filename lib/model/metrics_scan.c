@@ -22,6 +22,7 @@
 #include "base/pool.h"
 #include "model/csum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ static int eps_mode(dtype_id dt)
 {
     return dt == DT_F16 ? EPS_NONE : dt == DT_F32 ? EPS_F32 : EPS_F64;
 }
+
+static void set_thresholds(rel_plan *p);
 
 void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
 {
@@ -61,6 +64,36 @@ void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
         p->eps_b = eps_mode(db);
         p->rtype = dn == DT_F64 || db == DT_F64 ? RT_F64 : dn == DT_F32 || db == DT_F32 ? RT_F32 : RT_F16;
     }
+    set_thresholds(p);
+}
+
+void rel_plan_make_newest(dtype_id dn, dtype_id db, rel_plan *p)
+{
+    dn = metrics_eff_dtype(dn);
+    db = metrics_eff_dtype(db);
+    memset(p, 0, sizeof *p);
+    /* astype(float) of anything but float16/32/64 (a complex tensor keeps
+     * its real part) */
+    int f64 = !(dn == DT_F16 || dn == DT_F32) || !(db == DT_F16 || db == DT_F32);
+    p->rtype = f64 ? RT_F64 : RT_F32;
+    p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
+    set_thresholds(p);
+}
+
+/* np.min_scalar_type() of a float value needs float64 */
+static int needs_f64(double x) { return isfinite(x) && fabs(x) > FLT_MAX; }
+
+void rel_plan_make_newest_0d(double n, double b, rel_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    int f64 = needs_f64(n) || needs_f64(b);
+    p->rtype = f64 ? RT_F64 : RT_F32;
+    p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
+    set_thresholds(p);
+}
+
+static void set_thresholds(rel_plan *p)
+{
     /* numpy compares the relative error with the Python float threshold in
      * the error's own dtype (value-based casting), i.e. with the threshold
      * rounded to that dtype. */
@@ -83,11 +116,14 @@ void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
 
 float round_to_half(float x) { return f16_to_f32(f32_to_f16(x)); }
 
-/* eps (float64 machine epsilon, 2^-52) added in one side's own dtype. */
+/* eps (float64 machine epsilon, 2^-52; float32's, 2^-23, for
+ * EPS_F32_OWN) added in one side's own dtype. */
 static double add_eps(double x, int mode)
 {
     if (mode == EPS_F32)
         return (float)x + 0x1p-52f;
+    if (mode == EPS_F32_OWN)
+        return (float)x + 0x1p-23f;
     if (mode == EPS_F64)
         return x + 0x1p-52;
     return x;
@@ -383,9 +419,17 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
     kern_rule rule = {.ldn = inplace ? ld_kind(n->dtype) : LD_F32,
                       .ldb = inplace ? ld_kind(b->dtype) : LD_F32,
                       .half = p->rtype == RT_F16,
-                      .en = p->eps_n == EPS_F32,
-                      .eb = p->eps_b == EPS_F32};
+                      .en = p->eps_n == EPS_F32 || p->eps_n == EPS_F32_OWN,
+                      .eb = p->eps_b == EPS_F32 || p->eps_b == EPS_F32_OWN};
     metrics_kern_fn *kern = level < 0 ? NULL : metrics_kern_pick(level, &rule);
+    if (!kern && inplace && level >= 0) {
+        /* no in-place kernel for this rule (the newest msprobe computes
+         * float16 in float32): float32 copies */
+        inplace = 0;
+        rule.ldn = rule.ldb = LD_F32;
+        kern = metrics_kern_pick(level, &rule);
+    }
+    const float eps = p->eps_n == EPS_F32_OWN || p->eps_b == EPS_F32_OWN ? 0x1p-23f : 0x1p-52f;
     const float t1 = rule.half ? half_bound(p->thr1) : (float)p->thr1;
     const float t5 = rule.half ? half_bound(p->thr5) : (float)p->thr5;
     size_t en = dtype_size(n->dtype), eb = dtype_size(b->dtype);
@@ -398,11 +442,11 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
         memset(&a, 0, sizeof a);
         if (vec) {
             if (inplace) {
-                kern(rn + en * s, rb + eb * s, vec, t1, t5, &a);
+                kern(rn + en * s, rb + eb * s, vec, t1, t5, eps, &a);
             } else {
                 px = floats_at(n, s, len, bufn);
                 py = floats_at(b, s, len, bufb);
-                kern(px, py, vec, t1, t5, &a);
+                kern(px, py, vec, t1, t5, eps, &a);
             }
             if (!isfinite(a.nn) || !isfinite(a.bb)) {
                 memset(&a, 0, sizeof a);

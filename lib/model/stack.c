@@ -126,6 +126,7 @@ const char *stack_repr(stack_info *si)
     if (!si->repr) {
         strbuf sb = STRBUF_INIT;
         py_str_json(&sb, si->value);
+        si->repr_len = sb.len;
         si->repr = sb_detach(&sb);
     }
     return si->repr;

@@ -17,6 +17,7 @@
 typedef struct {
     const jval *value;   /* the stack: normally a list of strings */
     char *repr;          /* lazily rendered str(value) */
+    size_t repr_len;
 } stack_info;
 
 typedef struct {
