@@ -3,6 +3,7 @@
  * root-level runs of APIs grouped (§4.6); parameters_grad nodes (§4.7);
  * stacks (§4.5). */
 #include "graph/model/graph.h"
+#include "graph/model/newest.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -38,16 +39,33 @@ static int is_module_name(const char *s, size_t n)
            starts(s, n, "clip_grad");
 }
 
-int graph_name_op(const char *s, size_t n)
+static int is_api_name(const char *s, size_t n)
 {
-    if (is_module_name(s, n))
-        return GOP_MODULE;
     static const char *const apis[] = {"Tensor", "Torch", "Functional", "NPU", "VF", "Distributed", "Aten",
                                        "Mint", "Primitive", "Jit", "MintFunctional"};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++)
         if (starts_any(s, n, apis[i]))
-            return GOP_API;
+            return 1;
+    return 0;
+}
+
+int graph_name_op(const char *s, size_t n)
+{
+    if (is_module_name(s, n))
+        return GOP_MODULE;
+    if (is_api_name(s, n))
+        return GOP_API;
     log_warn_as(NAME_OP, "Cannot parse node_name %.*s into NodeOp, default parsing as module.", (int)n, s);
+    return GOP_MODULE;
+}
+
+int graph_name_op_newest(const char *s, size_t n)
+{
+    if (is_module_name(s, n) || starts(s, n, "DefaultModel"))
+        return GOP_MODULE;
+    if (is_api_name(s, n) || starts_any(s, n, "MindSpeed"))
+        return GOP_API;
+    /* the newest msprobe says so at debug level only */
     return GOP_MODULE;
 }
 
@@ -170,17 +188,6 @@ static int32_t simplify(const char *name, size_t n, const jval *list)
     return -1;
 }
 
-/* name ends with ".backward.<digits>": the length before ".backward." */
-static size_t backward_numbered(const char *s, size_t n)
-{
-    size_t d = n;
-    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
-        d--;
-    if (d == n || d < 10 || memcmp(s + d - 10, ".backward.", 10))
-        return 0;
-    return d - 10;
-}
-
 static int ends_with(const char *s, size_t n, const char *w)
 {
     size_t l = strlen(w);
@@ -220,7 +227,7 @@ static int set_stack(graph *g, long i, const graph_opts *o)
         if (json_truthy(si->value))
             return 0;
     }
-    size_t pre = backward_numbered(nd->id, nd->idlen);
+    size_t pre = graph_backward_numbered(nd->id, nd->idlen);
     if (!pre && !ends_with(nd->id, nd->idlen, ".backward"))
         return 0;
     strbuf fw = STRBUF_INIT;
@@ -301,7 +308,7 @@ static long get_or_create(graph *g, const char *id, size_t len, const graph_opts
     long i = graph_find(g, id, len);
     if (i >= 0)
         return i;
-    i = add_node(g, id, len, graph_name_op(id, len));
+    i = add_node(g, id, len, g->newest ? graph_name_op_newest(id, len) : graph_name_op(id, len));
     g->nodes[i].entry = rank_entry_of(g->rd, id, len);
     if (contains(id, len, "batch_isend_irecv", 17) && read_p2p(g, i) != 0)
         return -1;
@@ -313,7 +320,7 @@ static long get_or_create(graph *g, const char *id, size_t len, const graph_opts
 /* Is s X.backward.N with X.forward.N a key of construct.json? */
 static int backward_of_key(const strmap *keys, const char *s, size_t n, strbuf *t)
 {
-    size_t pre = backward_numbered(s, n);
+    size_t pre = graph_backward_numbered(s, n);
     if (!pre)
         return 0;
     sb_reset(t);
@@ -329,7 +336,7 @@ static const char *backward_parent(const rankdata *rd, const strmap *keys, const
                                    strbuf *t1, strbuf *t2)
 {
     const jval *c = &rd->construct;
-    size_t pre = backward_numbered(sub, n);
+    size_t pre = graph_backward_numbered(sub, n);
     const jval *f = NULL;
     if (pre) {
         sb_reset(t1);
@@ -396,6 +403,9 @@ static void collect_apis(graph *g)
             long c = add_node(g, id, (size_t)len, GOP_COLLECTION);
             for (uint32_t k = i; k < j; k++)
                 add_child(g, c, old[k]);
+            /* the micro step of its first API (the newest msprobe's, from construct.json) */
+            g->nodes[c].micro = g->nodes[old[i]].micro;
+            g->nodes[c].has_micro = g->nodes[old[i]].has_micro;
             add_child(g, 0, c);
         }
         i = j;
@@ -569,6 +579,18 @@ static void add_params_grad(graph *g, int counted)
     strmap_free(&prefixes);
 }
 
+/* The newest msprobe's Megatron dumps: every node of construct.json in the
+ * micro step it names (a node that is no key of it: 0). */
+static void construct_micro_steps(graph *g, const strmap *keys)
+{
+    for (size_t i = 1; i < g->n; i++) {
+        gnode *nd = &g->nodes[i];
+        const size_t *k = strmap_get(keys, nd->id, nd->idlen);
+        nd->micro = k ? (int32_t)g->rd->construct_micro[*k] : 0;
+        nd->has_micro = k ? g->rd->construct_micro_set[*k] : 1;
+    }
+}
+
 /* A loop of parents (A's parent B, B's parent A): msprobe builds it and
  * its ancestor walks give up on it, so the nodes in it are neither drawn
  * nor compared. Refused, naming two of them: each node has one parent,
@@ -616,6 +638,9 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     }
     g->rd = rd;
     g->micro_steps = 1;
+    g->newest = graph_newest_rules(o);
+    g->micro_inherit = g->newest;
+    rd->p2pop_rows = g->newest;
     add_node(g, GRAPH_ROOT, strlen(GRAPH_ROOT), GOP_MODULE);
     const jval *c = &rd->construct;
     strmap keys;
@@ -649,6 +674,8 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
         }
         if (!up)
             up = backward_parent(rd, &keys, m->key, m->keylen, &uplen, &t1, &t2);
+        else if (g->newest)
+            up = graph_inplace_parent(rd, &keys, m->key, m->keylen, up, uplen, &uplen, &t1, &t2);
         long parent = 0;
         if (up && (parent = get_or_create(g, up, uplen, o)) < 0)
             rc = -1;
@@ -667,13 +694,20 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     sb_free(&t1);
     sb_free(&t2);
     sb_free(&unlisted);
-    strmap_free(&keys);
     if (rc == 0)
         rc = check_cycles(g, rd->construct_path);
-    if (rc != 0)
+    if (rc != 0) {
+        strmap_free(&keys);
         return -1;
+    }
+    if (g->newest) {
+        if (rd->megatron)
+            construct_micro_steps(g, &keys);
+        graph_recompute(g);
+    }
+    strmap_free(&keys);
     collect_apis(g);
-    add_params_grad(g, graph_newest_rules(o));
+    add_params_grad(g, g->newest);
     return 0;
 }
 

@@ -615,7 +615,7 @@ void dump_init(dump_data *d, const char *path)
 
 void dump_clear(dump_data *d)
 {
-    d->nrows = d->nentries = 0;
+    d->nrows = d->nentries = d->np2p = 0;
     strmap_clear(&d->interned);
     arena_reset(&d->mem);
 }
@@ -624,7 +624,8 @@ int dump_entry_has_md5(const jval *entry) { return entry->type == J_OBJECT && en
 
 int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *value, dump_leaf_fn leaf, void *ctx)
 {
-    flattener f = {.d = d, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT, .on_row = leaf, .on_row_ctx = ctx};
+    flattener f = {.d = d, .prefix = STRBUF_INIT, .tmp = STRBUF_INIT, .on_row = leaf, .on_row_ctx = ctx,
+                   .p2pop_row = d->p2pop_rows};
     f.entry_name = arena_strndup(&d->mem, name, namelen);
     GROW(d->entries, d->entries_cap, d->nentries + 1);
     dump_entry *e = &d->entries[d->nentries++];

@@ -568,7 +568,7 @@ int dump_flatten(flattener *f, const jval *v, int depth)
                 return rc;
         }
     } else if (v->type == J_OBJECT) {
-        if (f->newer_rows && is_p2pop(f, v))
+        if ((f->newer_rows || f->p2pop_row) && is_p2pop(f, v))
             return p2p_row(f, v);
         if (is_leaf(v))
             return leaf_row(f, v);

@@ -13,6 +13,7 @@ typedef struct {
     dump_data *d;
     int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows, statistics as its texts */
     int newer_rows;           /* DUMP_NEWER_ROWS (or first_diff): the rows of msprobe 8.2 and later */
+    int p2pop_row;            /* of those rules, only a P2POp as one row (the newest msprobe's graph items) */
     int tree_walk;            /* DUMP_TREE_WALK: no entry read straight from the text */
     int dups;                 /* a name of `data` was repeated */
     int in_params_grad;       /* "parameters_grad" is a component of the prefix */

@@ -67,6 +67,8 @@ typedef struct {
     size_t nentries, entries_cap;
     dump_p2p *p2p;            /* DUMP_FIRST_DIFF only */
     size_t np2p, p2p_cap;
+    int p2pop_rows;           /* dump_entry_rows(): a P2POp argument is one row, named after its
+                               * position (the newest msprobe's graph items) */
 } dump_data;
 
 /* Statistic k (0 Max, 1 Min, 2 Mean, 3 Norm) of a row as a Python value. */

@@ -33,6 +33,93 @@ static void test_name_op(void **state)
     assert_int_equal(graph_name_op("something", 9), GOP_MODULE);
 }
 
+/* the newest msprobe's patterns: DefaultModel a module, MindSpeed an API */
+static void test_name_op_newest(void **state)
+{
+    (void)state;
+    assert_int_equal(graph_name_op_newest("MindSpeed.npu_swiglu.0.forward", 30), GOP_API);
+    assert_int_equal(graph_name_op("MindSpeed.npu_swiglu.0.forward", 30), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("DefaultModelX", 13), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("Tensor1", 7), GOP_API);
+    assert_int_equal(graph_name_op_newest("Module.a.A.forward.0", 20), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("something", 9), GOP_MODULE);
+}
+
+/* The newest msprobe's test_handle_backward_inplace(): a backward whose
+ * parent is not at its own path takes its forward twin's parent's backward
+ * (the .vis.db); 8.1.0 keeps the parent (the .vis). */
+static void test_inplace_parent(void **state)
+{
+    (void)state;
+    static const char construct[] =
+        "{\"Module.module.Float16Model.forward.0\": null,"
+        " \"Module.module.layer1.BasicBlock.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.layer2.BasicBlock.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.conv.Conv2d.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.Float16Model.backward.0\": null,"
+        " \"Module.module.layer1.BasicBlock.backward.0\": \"Module.module.Float16Model.backward.0\","
+        " \"Module.module.layer2.BasicBlock.backward.0\": \"Module.module.conv.Conv2d.backward.0\","
+        " \"Module.module.conv.Conv2d.backward.0\": \"Module.module.Float16Model.backward.0\","
+        " \"Module.top.Top.forward.0\": null,"
+        " \"Module.x.X.backward.0\": \"Module.module.conv.Conv2d.backward.0\", \"Module.x.X.forward.0\": null}";
+    graph_opts db = {.format = GF_DB};
+    gh_side s;
+    gh_make_opts(&s, construct, "{}", "{}", 0, &db);
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer2.BasicBlock.backward.0"),
+                        "Module.module.Float16Model.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer1.BasicBlock.backward.0"),
+                        "Module.module.Float16Model.backward.0");
+    /* its forward at the root: the root */
+    assert_string_equal(gh_parent(&s.g, "Module.x.X.backward.0"), "DefaultModel");
+    gh_free(&s);
+    gh_make(&s, construct, "{}", "{}");
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer2.BasicBlock.backward.0"),
+                        "Module.module.conv.Conv2d.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.x.X.backward.0"), "Module.module.conv.Conv2d.backward.0");
+    gh_free(&s);
+}
+
+/* A layer recomputed in the backward: its forward and backward at the root
+ * move under the backward of its first forward's parent when its stack
+ * shows torch's recompute_fn (the newest msprobe's unit-test stack), and
+ * stay with a stack that does not (its stack_list2, abridged). */
+#define RC_TORCH "File /usr/lib/python3/site-packages/torch/"
+#define RC_STACK_RECOMPUTE                                                                                         \
+    "[\"" RC_TORCH "nn/modules/module.py, line 1829, in inner, \\n result = forward_call(*args, **kwargs)\", "      \
+    "\"File /root/mova_train.py, line 1105, in _fn, \\n return module(*inputs)\", "                                \
+    "\"" RC_TORCH "utils/checkpoint.py, line 1555, in recompute_fn, \\n fn(*args, **kwargs)\", "                  \
+    "\"" RC_TORCH "utils/checkpoint.py, line 1154, in unpack_hook, \\n _run_fn(frame.recompute_fn, *args)\"]"
+#define RC_STACK_PLAIN                                                                                             \
+    "[\"" RC_TORCH "nn/modules/module.py, line 1840, in inner, \\n hook_result = hook(self, args, kwargs, result)\", " \
+    "\"File /root/autoencoder_kl_wan.py, line 1142, in _encode, \\n out_ = self.encoder(\", "                       \
+    "\"File /root/mova_train.py, line 1279, in forward, \\n return self.training_step(*args)\"]"
+#define RC_CONSTRUCT                                                                                               \
+    "{\"Module.0.module.GPT.forward.0\": null,"                                                                     \
+    " \"Module.0.module.layers.0.Layer.forward.0\": \"Module.0.module.GPT.forward.0\","                            \
+    " \"Module.0.module.GPT.backward.0\": null,"                                                                    \
+    " \"Module.0.module.layers.0.Layer.forward.1\": null, \"Module.0.module.layers.0.Layer.backward.1\": null}"
+
+static void test_recompute(void **state)
+{
+    (void)state;
+    graph_opts db = {.format = GF_DB};
+    gh_side s;
+    gh_make_opts(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_RECOMPUTE "}", 0,
+                 &db);
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "Module.0.module.GPT.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.backward.1"),
+                        "Module.0.module.GPT.backward.0");
+    assert_int_equal(s.g.nodes[0].nsub, 2);
+    gh_free(&s);
+    gh_make_opts(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_PLAIN "}", 0, &db);
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "DefaultModel");
+    gh_free(&s);
+    /* 8.1.0 (the .vis) has no such pass */
+    gh_make(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_RECOMPUTE "}");
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "DefaultModel");
+    gh_free(&s);
+}
+
 /* Example A of §9: {"Tensor1": "Module1", "Module1": null} */
 static void test_example_a(void **state)
 {
@@ -307,7 +394,8 @@ static void test_md5_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_name_op),     cmocka_unit_test(test_example_a),    cmocka_unit_test(test_parents),
+        cmocka_unit_test(test_name_op),     cmocka_unit_test(test_name_op_newest), cmocka_unit_test(test_inplace_parent),
+        cmocka_unit_test(test_recompute),   cmocka_unit_test(test_example_a),    cmocka_unit_test(test_parents),
         cmocka_unit_test(test_backward_parent), cmocka_unit_test(test_collections),
         cmocka_unit_test(test_parameters_grad), cmocka_unit_test(test_stacks),   cmocka_unit_test(test_micro_steps),
         cmocka_unit_test(test_overflow),    cmocka_unit_test(test_items),       cmocka_unit_test(test_md5_index),
