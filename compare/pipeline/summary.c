@@ -15,7 +15,7 @@
 
 static const char *const mode_names[] = {"tensor", "statistics", "md5"};
 
-static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow"};
+static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow", "error"};
 #define NKINDS (sizeof gate_kinds / sizeof *gate_kinds)
 
 int gate_parse(const char *text, unsigned *mask)
@@ -30,10 +30,10 @@ int gate_parse(const char *text, unsigned *mask)
         if (k < NKINDS)
             *mask |= 1u << k;
         else if (n == 3 && !strncmp(p, "any", 3))
-            *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT;
+            *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT | FAIL_ERROR;
         else
-            return err_input(NULL, "--fail-on takes warning, no, different, unmatched, red, yellow or any (got "
-                                   "'%.*s')",
+            return err_input(NULL, "--fail-on takes warning, no, different, unmatched, red, yellow, error or any "
+                                   "(got '%.*s')",
                              (int)n, p);
         p += n;
         if (*p == ',')
@@ -41,19 +41,23 @@ int gate_parse(const char *text, unsigned *mask)
     }
     return *mask ? 0
                  : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, red, yellow, "
-                                   "any");
+                                   "error, any");
 }
 
 /* The failing rows of a result: Result Warning (statistics), Accuracy No
  * (tensors) or Result Different (md5) — msprobe's own notion, which the
- * advisor uses too. */
+ * advisor uses too; in the newest dialect Result error. */
 static size_t failing(const compare_result *r)
 {
+    if (r->dialect == DIALECT_NEWEST)
+        return r->error;
     return r->mode == MODE_SUMMARY ? r->warning : r->mode == MODE_MD5 ? r->different : r->accuracy_no;
 }
 
 static const char *failing_kind(const compare_result *r)
 {
+    if (r->dialect == DIALECT_NEWEST)
+        return "error";
     return r->mode == MODE_SUMMARY ? "Warning" : r->mode == MODE_MD5 ? "Different" : "No";
 }
 
@@ -63,7 +67,7 @@ int gate_fails(unsigned mask, const compare_result *r)
         return 0;
     return ((mask & FAIL_WARNING) && r->warning) || ((mask & FAIL_NO) && r->accuracy_no) ||
            ((mask & FAIL_DIFFERENT) && r->different) || ((mask & FAIL_UNMATCHED) && r->unmatched) ||
-           ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow);
+           ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow) || ((mask & FAIL_ERROR) && r->error);
 }
 
 void summary_line(const compare_job *job, const compare_result *r)
@@ -74,9 +78,14 @@ void summary_line(const compare_job *job, const compare_result *r)
     char unreadable[48] = "";
     if (r->unreadable)
         snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", r->unreadable);
-    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
-             job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
-             unreadable, r->red, r->yellow, r->result_path);
+    if (r->dialect == DIALECT_NEWEST)
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (error), %zu warning%s -> %s",
+                 job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, r->error, r->warning,
+                 unreadable, r->result_path);
+    else
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
+                 job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r),
+                 failing_kind(r), unreadable, r->red, r->yellow, r->result_path);
 }
 
 void summary_total(const compare_result *rs, size_t n)
@@ -105,8 +114,8 @@ void summary_total(const compare_result *rs, size_t n)
 static void json_counts(strbuf *sb, const compare_result *r)
 {
     sb_addf(sb, "\"rows\": %zu, \"matched\": %zu, \"unmatched\": %zu, \"warning\": %zu, \"accuracy_no\": %zu, "
-                "\"different\": %zu, \"red\": %zu, \"yellow\": %zu",
-            r->rows, r->matched, r->unmatched, r->warning, r->accuracy_no, r->different, r->red, r->yellow);
+                "\"different\": %zu, \"error\": %zu, \"red\": %zu, \"yellow\": %zu",
+            r->rows, r->matched, r->unmatched, r->warning, r->accuracy_no, r->different, r->error, r->red, r->yellow);
 }
 
 int summary_write_json(const char *path, const compare_job *jobs, const compare_result *rs, size_t n, unsigned mask,
@@ -142,6 +151,7 @@ int summary_write_json(const char *path, const compare_job *jobs, const compare_
         sb_addc(&sb, '}');
         total.rows += r->rows, total.matched += r->matched, total.unmatched += r->unmatched;
         total.warning += r->warning, total.accuracy_no += r->accuracy_no, total.different += r->different;
+        total.error += r->error;
         total.red += r->red, total.yellow += r->yellow;
     }
     sb_adds(&sb, "\n  ],\n  \"total\": {");

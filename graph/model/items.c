@@ -61,6 +61,7 @@ int gitems_read(gitems *it, const rankdata *rd, long e)
         it->rows.path = xstrdup(rd->dump_path);
         it->rd = rd;
     }
+    it->rows.p2pop_rows = rd->p2pop_rows;
     if (e < 0)
         return 0;
     const rank_entry *en = &rd->entries[e];
@@ -228,5 +229,8 @@ void item_render(strbuf *sb, const gitems *it, const gitem *g, unsigned flags, c
         sb_adds(sb, "\"value\": \"null\"\n");
         return;
     }
-    sb_add(sb, cols, ncols);
+    /* a process group keeps its four keys whatever the compare added to
+     * the item (msprobe filters the item at export, after the compare) */
+    if (!process_group)
+        sb_add(sb, cols, ncols);
 }

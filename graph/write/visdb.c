@@ -132,43 +132,6 @@ visdb *visdb_open(const char *path, int compare)
     return v;
 }
 
-/* Children before their parent, depth first from the root (get_sorted_nodes):
- * orphans are left out. */
-static size_t sorted_nodes(const graph *g, uint32_t *order)
-{
-    size_t n = 0, top = 0;
-    uint8_t *seen = xcalloc(g->n, 1);
-    typedef struct {
-        uint32_t node;
-        uint8_t processed;
-    } item;
-    item *stack = xmalloc_array(g->n * 2 + 2, sizeof *stack);
-    size_t cap = g->n * 2 + 2;
-    stack[top++] = (item){0, 0};
-    while (top) {
-        item it = stack[--top];
-        if (seen[it.node])
-            continue;
-        if (it.processed) {
-            seen[it.node] = 1;
-            order[n++] = it.node;
-            continue;
-        }
-        const gnode *nd = &g->nodes[it.node];
-        if (top + nd->nsub + 1 > cap) {
-            cap = (top + nd->nsub + 1) * 2;
-            stack = xrealloc(stack, cap * sizeof *stack);
-        }
-        stack[top++] = (item){it.node, 1};
-        for (uint32_t k = nd->nsub; k-- > 0;)
-            if (!seen[nd->sub[k]])
-                stack[top++] = (item){nd->sub[k], 0};
-    }
-    free(stack);
-    free(seen);
-    return n;
-}
-
 static void json_path(strbuf *sb, const graph *g, long i)
 {
     const char **p;
@@ -250,6 +213,7 @@ typedef struct {
     char gid[128];            /* graph_id: {source}_{step}_{rank} */
     char *tensor_dir;         /* dump_data_dir when the dump was moved, else NULL */
     strmap stacks;            /* stack text -> its number in this graph */
+    long *micro;              /* micro_step_id of each node */
     arena mem;
     strbuf sb, stack;
 } graph_rows;
@@ -337,6 +301,45 @@ static void bind_dump_data_dir(sqlite3_stmt *st, int col, graph_rows *r)
     }
 }
 
+/* The micro step of every node: its own (a root child's), else its
+ * nearest ancestor's -- the newest msprobe hands it down to every
+ * descendant, unless construct.json numbered them -- else 0. Each node is
+ * resolved once. */
+static long *micro_steps_down(const graph *g)
+{
+    long *micro = xmalloc_array(g->n + 1, sizeof *micro);
+    if (!g->micro_inherit) {
+        for (size_t i = 0; i < g->n; i++)
+            micro[i] = g->nodes[i].has_micro ? g->nodes[i].micro : 0;
+        return micro;
+    }
+    uint8_t *known = xcalloc(g->n + 1, 1);
+    uint32_t *path = xmalloc_array(g->n + 1, sizeof *path);
+    for (size_t i = 0; i < g->n; i++) {
+        size_t np = 0;
+        long j = (long)i;
+        /* a cycle (malformed tree) stops the walk after n steps: 0 */
+        while (j >= 0 && !known[j] && !g->nodes[j].has_micro && np < g->n) {
+            path[np++] = (uint32_t)j;
+            j = g->nodes[j].up;
+        }
+        long m = 0;
+        if (j >= 0 && np < g->n)
+            m = known[j] ? micro[j] : g->nodes[j].micro;
+        if (j >= 0 && !known[j] && np < g->n) {
+            micro[j] = m;
+            known[j] = 1;
+        }
+        for (size_t k = 0; k < np; k++) {
+            micro[path[k]] = m;
+            known[path[k]] = 1;
+        }
+    }
+    free(known);
+    free(path);
+    return micro;
+}
+
 /* Node i, the k-th in tb_nodes order: its row (and its stack's). 0 or -1. */
 static int add_node(graph_rows *r, size_t k, long i)
 {
@@ -368,7 +371,7 @@ static int add_node(graph_rows *r, size_t k, long i)
         sqlite3_bind_double(st, 8, nd->px);
     if (nd->overflow)
         bind_text(st, 9, ovf_level_name(nd->overflow), strlen(ovf_level_name(nd->overflow)));
-    sqlite3_bind_int64(st, 10, nd->has_micro ? nd->micro : 0);
+    sqlite3_bind_int64(st, 10, r->micro[i]);
     sb_reset(sb);
     if (nd->link_side)
         json_path(sb, nd->link_side == g->side ? g : r->other, nd->link_node);
@@ -408,12 +411,14 @@ static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, l
     strmap_init(&r.stacks, 256);
     arena_init(&r.mem, 1 << 16);
     w->other = other;
+    r.micro = micro_steps_down(g);
     uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
-    size_t n = sorted_nodes(g, order);
+    size_t n = graph_sorted_nodes(g, order);
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++)
         rc = add_node(&r, k, order[k]);
     free(order);
+    free(r.micro);
     free(r.tensor_dir);
     sb_free(&r.sb);
     sb_free(&r.stack);

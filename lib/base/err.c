@@ -1,3 +1,11 @@
+/* The error record of err.h: one per thread (thread-local, so workers of a
+ * pool fail without locks and without overwriting each other), a message
+ * buffer that only grows and is freed when its thread ends. Every message
+ * is made one printable line here, whatever file content it quotes, so no
+ * caller has to clean what it passes in. The record travels between
+ * threads as an err_record (a heap copy), which pool_run uses to report
+ * the error of the lowest failing item.
+ */
 #include "base/err.h"
 #include "base/log.h"
 #include "base/utf8.h"
@@ -96,7 +104,7 @@ int err_internal(const char *path, const char *fmt, ...)
 int err_cause(void) { return err_why; }
 const char *err_message(void) { return err_why && err_msg ? err_msg : ""; }
 int err_kind(void) { return err_why == ERR_NONE ? 0 : err_why == ERR_INTERNAL ? EXIT_INTERNAL : EXIT_BADINPUT; }
-int err_is_fatal(void) { return err_why == ERR_CHANGED || err_why == ERR_LIMIT; }
+int err_is_fatal(void) { return err_why == ERR_CHANGED; }
 
 void err_clear(void)
 {

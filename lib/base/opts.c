@@ -1,3 +1,12 @@
+/* The option parser of opts.h: argv read against a command's option table
+ * the way argparse reads it (unique prefixes, --opt=value, attached values
+ * of one-letter options, negative numbers taken as values, `--`), each
+ * value checked and stored into the command's struct at the offset its
+ * table entry names. Errors are usage errors: one line, with a "did you
+ * mean" from an edit distance over the shown spellings. --help, --version
+ * and --help-man are answered here (OPTS_DONE), so commands only see the
+ * values.
+ */
 #include "base/opts.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -332,10 +341,25 @@ static int take_list(const opt *o, const char *name, int argc, char **argv, int 
         return err_set(ERR_USAGE, NULL, "%s needs at least %lld values (%s), got %d", name, o->lo,
                        o->metavar ? o->metavar : "VALUE", n);
     }
+    if ((o->flags & OPT_APPEND) && l->given && l->n) {
+        char **all = xmalloc_array((size_t)(l->n + n) + 1, sizeof *all);
+        memcpy(all, l->v, (size_t)l->n * sizeof *all);
+        memcpy(all + l->n, first, (size_t)n * sizeof *all);
+        free(l->alloc);
+        l->alloc = l->v = all;
+        l->n += n;
+        return 0;
+    }
     l->v = first;
     l->n = n;
     l->given = 1;
     return 0;
+}
+
+void opts_list_free(opt_list *l)
+{
+    free(l->alloc);
+    l->alloc = NULL;
 }
 
 static void set_defaults(const table *t, void *dest)

@@ -1,3 +1,13 @@
+/* The JSON reader of json.h: recursive descent straight over the mapped
+ * bytes (no tokenizer), with the byte scanning it shares with the skimmer
+ * (json_scan.h). An array's or object's items are gathered on a stack the
+ * parser reuses and copied into the arena once their number is known, so
+ * the arena holds no half-grown arrays. Numbers keep their text; their
+ * value comes from the digits gathered while scanning whenever one exact
+ * IEEE operation gives it, and from the correctly rounded parse_double
+ * otherwise. A repeated object key is looked for only when cheap
+ * signatures of the keys collide, so the common case costs one pass.
+ */
 #include "format/json.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -580,6 +590,32 @@ int jp_end(jparser *jp)
     if (jp->p != jp->end)
         return fail(jp, "extra data after the JSON value");
     return 0;
+}
+
+int json_walk_object(jparser *jp, const char *path, const char *not_object, arena *scratch, json_member_fn *member,
+                     void *ctx)
+{
+    if (jp_peek(jp) != '{') {
+        /* valid JSON of another kind gets this message (an empty document
+         * too); invalid JSON its own */
+        if (jp_peek(jp) < 0 || jp_skip(jp) == 0)
+            err_input(path, "%s", not_object);
+        return -1;
+    }
+    jp_object_begin(jp);
+    for (;;) {
+        const char *key;
+        size_t keylen;
+        int more = jp_object_next(jp, scratch, &key, &keylen);
+        if (more < 0)
+            return -1;
+        if (!more)
+            return jp_end(jp);
+        int rc = member(ctx, jp, key, keylen, scratch);
+        arena_reset(scratch);
+        if (rc != 0)
+            return -1;
+    }
 }
 
 int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out)

@@ -158,23 +158,18 @@ static uint64_t seen_hash(size_t series, long long step)
     return h ^ (h >> 29);
 }
 
+static int seen_used(const void *slot) { return ((const seen_slot *)slot)->used != 0; }
+static uint64_t seen_slot_hash(const void *slot)
+{
+    const seen_slot *s = slot;
+    return seen_hash(s->series, s->step);
+}
+
 /* Has (series, step) been seen? Records it if not. */
 static int seen_before(reader *rd, size_t series, long long step)
 {
-    if ((rd->seen_count + 1) * 2 > rd->seen_cap) {
-        size_t cap = rd->seen_cap ? rd->seen_cap * 2 : 1024;
-        seen_slot *t = xcalloc(cap, sizeof *t);
-        for (size_t i = 0; i < rd->seen_cap; i++)
-            if (rd->seen[i].used) {
-                size_t j = seen_hash(rd->seen[i].series, rd->seen[i].step) & (cap - 1);
-                while (t[j].used)
-                    j = (j + 1) & (cap - 1);
-                t[j] = rd->seen[i];
-            }
-        free(rd->seen);
-        rd->seen = t;
-        rd->seen_cap = cap;
-    }
+    if ((rd->seen_count + 1) * 2 > rd->seen_cap)
+        GROW_TABLE(rd->seen, rd->seen_cap, 1024, seen_used, seen_slot_hash);
     size_t j = seen_hash(series, step) & (rd->seen_cap - 1);
     while (rd->seen[j].used) {
         if (rd->seen[j].series == series && rd->seen[j].step == step)
@@ -203,7 +198,7 @@ static size_t series_of(reader *rd, long long vpp, long long micro, const char *
     size_t *v = strmap_get(&rd->series_map, rd->key.buf, rd->key.len);
     if (v)
         return rd->last_series = *v;
-    char *k = arena_alloc(&rd->names, rd->key.len + 1);
+    char *k = arena_alloc(rd->r->names ? rd->r->names : &rd->names, rd->key.len + 1);
     memcpy(k, rd->key.buf, rd->key.len);
     k[rd->key.len] = 0;
     GROW(rd->series, rd->series_cap, rd->nseries + 1);
@@ -255,8 +250,9 @@ static int data_row(reader *rd, size_t row, const csv_field *f, size_t n)
     }
     size_t s = series_of(rd, vpp, micro, name, nlen);
     if (seen_before(rd, s, step))
-        return err_input(rd->path, "line %zu: step %lld of '%s'%s appears twice (duplicated step)", line, step,
-                         rd->series[s].name, rd->col_micro >= 0 ? " at this micro_step" : "");
+        return err_input(rd->path, "line %zu: step %lld of '%.*s'%s appears twice (duplicated step)", line, step,
+                         (int)(rd->series[s].name_len < 200 ? rd->series[s].name_len : 200), rd->series[s].name,
+                         rd->col_micro >= 0 ? " at this micro_step" : "");
     mcsv_row out = {line, s, &rd->series[s], step, rd->value};
     return r->on_row ? r->on_row(r->ctx, &out) : 0;
 }

@@ -1,3 +1,13 @@
+/* The tensor views of tensor.h: the dtype table, the 16-bit float
+ * conversions, and the reads that turn any view into a plain array of
+ * float, double or raw elements. A read walks the view along its innermost
+ * dimension after dropping dimensions of size 1 and merging those that lie
+ * densely in each other, so a C-order tensor or a slice of whole rows is
+ * one run, and converts each run in fixed-size blocks the compiler
+ * vectorises. Loaders finish here too: tensor_set_shape and
+ * tensor_check_view refuse a shape or a view that reaches outside its
+ * storage, which is why the reads need no checks of their own.
+ */
 #include "format/tensor.h"
 #include "base/err.h"
 
@@ -490,6 +500,24 @@ int tensor_check_view(tensor *t, const char *path)
     }
     t->contiguous = dense;
     return 0;
+}
+
+int tensor_crc_check(const tensor *t, const char *path, const crc_run *runs, size_t nruns)
+{
+    if (!t->crc.data)
+        return 0;
+    if (crc32_fill(t->crc.data, t->crc.size, runs, nruns) == t->crc.want)
+        return 0;
+    return err_input(path ? path : t->map.path, "zip entry '%.*s' fails its CRC-32 check (the archive is damaged)",
+                     (int)(t->crc.entry_len < 200 ? t->crc.entry_len : 200), t->crc.entry);
+}
+
+long long tensor_crc_offset(const tensor *t)
+{
+    const unsigned char *c = t->crc.data ? tensor_contiguous_data(t) : NULL;
+    if (!c || c < t->crc.data || c > t->crc.data + t->crc.size)
+        return -1;
+    return (long long)(c - t->crc.data);
 }
 
 void tensor_free(tensor *t)

@@ -1,3 +1,11 @@
+/* The stack.json lookup of stack.h. The file is parsed once into a value
+ * tree; both layouts are reduced to a map from entry name to the index of
+ * its stack (a later name replaces an earlier one, as dict.update does),
+ * so the de-duplicated layout costs one entry per stack, not per name. A
+ * stack's repr() is made on first use and kept: many rows share a stack.
+ * The checks msprobe applies when it reads a stack (a list, no formula
+ * characters) run per lookup, with msprobe's messages.
+ */
 #include "model/stack.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -85,13 +93,13 @@ const stack_info *stack_find(const stack_map *s, const char *name)
     return &s->stacks[*id];
 }
 
-const stack_info *stack_get(stack_map *s, const char *name, int *bad)
+const stack_info *stack_get(const stack_map *s, const char *name, int *bad)
 {
     *bad = 0;
     size_t *id = strmap_get(&s->by_name, name, strlen(name));
     if (!id)
         return NULL;
-    stack_info *si = &s->stacks[*id];
+    const stack_info *si = &s->stacks[*id];
     const jval *v = si->value;
     if (v->type == J_NULL)
         return NULL;
@@ -118,6 +126,7 @@ const char *stack_repr(stack_info *si)
     if (!si->repr) {
         strbuf sb = STRBUF_INIT;
         py_str_json(&sb, si->value);
+        si->repr_len = sb.len;
         si->repr = sb_detach(&sb);
     }
     return si->repr;

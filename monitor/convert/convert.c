@@ -205,24 +205,21 @@ static int on_row(void *ctx, const mcsv_row *row)
         return err_input(c->f->path, "line %zu: step %lld is outside the steps %lld-%lld of the file's name",
                          row->line, row->step, c->f->start, c->f->end);
     if (row->series == out->nseries) {
+        /* its name is already in out->names (mcsv_reader.names) */
         GROW(out->series, out->series_cap, out->nseries + 1);
-        mcsv_series s = *row->s;
-        s.name = arena_strndup(&out->names, s.name, s.name_len);
-        out->series[out->nseries++] = s;
+        out->series[out->nseries++] = *row->s;
     }
     if (!conv_step_wanted(c->p, row->step))
         return 0;
     size_t nv = out->h.nfile_ops;
     if (out->nrows == out->rows_cap) {
-        size_t cap = out->rows_cap ? out->rows_cap * 2 : 1024;
-        out->row_series = xrealloc(out->row_series, cap * sizeof *out->row_series);
-        out->row_step = xrealloc(out->row_step, cap * sizeof *out->row_step);
-        out->rows_cap = cap;
+        /* two arrays, one capacity */
+        size_t cap = out->rows_cap;
+        GROW(out->row_series, out->rows_cap, out->nrows + 1);
+        GROW(out->row_step, cap, out->nrows + 1);
     }
-    if ((out->nrows + 1) * nv > out->values_cap) {
-        out->values_cap = out->rows_cap * nv;
-        out->values = xrealloc(out->values, out->values_cap * sizeof *out->values);
-    }
+    if ((out->nrows + 1) * nv > out->values_cap)   /* GROW is a call: not on every row */
+        GROW(out->values, out->values_cap, (out->nrows + 1) * nv);
     out->row_series[out->nrows] = (uint32_t)row->series;
     out->row_step[out->nrows] = row->step;
     double *v = out->values + out->nrows * nv;
@@ -245,7 +242,7 @@ int conv_read_file(const conv_opts *o, const conv_plan *p, const monitor_file *f
         return -1;
     *bytes = m.size;
     read_ctx c = {p, f, out, 0};
-    mcsv_reader r = {wanted, nwanted, on_header, on_row, &c};
+    mcsv_reader r = {wanted, nwanted, on_header, on_row, &c, &out->names};
     file_guard g;
     file_guard_begin(&g, &m);
     int rc = mcsv_read(f->path, m.data ? (const void *)m.data : "", m.size, &r);
@@ -362,10 +359,7 @@ static void *reader_thread(void *arg)
 
 void *conv_buffer_room(conv_buffer *b, size_t bytes)
 {
-    if (bytes > b->cap) {
-        b->cap = bytes + bytes / 2;
-        b->data = xrealloc(b->data, b->cap);
-    }
+    grow_array(&b->data, &b->cap, bytes, 1);
     return b->data;
 }
 

@@ -376,13 +376,14 @@ static void test_rank_lists(void **state)
 
 /* OPT_LIST: argparse's nargs '*' and 2. */
 typedef struct {
-    opt_list d, c;
+    opt_list d, c, b;
     const char *o;
 } lcli;
 
 static const opt ltable[] = {
     OPT_LIST("-d --dump", lcli, d, "[FILE ...]", 0, -1, "pack"),
     OPT_LIST("-c --compare", lcli, c, "A B", 2, 2, "compare"),
+    OPT_LIST("-b --golden", lcli, b, "G", 1, 1, "golden", .flags = OPT_APPEND),
     OPT_STRING("-o --output", lcli, o, "P", "out"),
     OPT_END(),
 };
@@ -433,6 +434,19 @@ static void test_lists(void **state)
     assert_int_equal(lrun(&o, "-d a -d b c"), OPTS_RUN);
     assert_int_equal(o.d.n, 2);
     assert_string_equal(o.d.v[0], "b");
+    /* OPT_APPEND: every time adds (argparse action='append') */
+    assert_int_equal(lrun(&o, "-b A -o x --golden=B -d q -b C"), 0);
+    assert_int_equal(o.b.n, 3);
+    assert_string_equal(o.b.v[0], "A");
+    assert_string_equal(o.b.v[1], "B");
+    assert_string_equal(o.b.v[2], "C");
+    assert_string_equal(o.o, "x");
+    opts_list_free(&o.b);
+    assert_int_equal(lrun(&o, "-b A"), 0);
+    assert_int_equal(o.b.n, 1);
+    assert_null(o.b.alloc);
+    assert_int_equal(lrun(&o, "-b A -b"), -1);
+    assert_non_null(strstr(err_message(), "-b needs 1 values (G), got 0"));
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 #include "base/outdir.h"
 #include "base/outstream.h"
 #include "format/json.h"
+#include "format/htmlw.h"
 #include "format/jsonw.h"
 
 #include <stdlib.h>
@@ -22,20 +23,6 @@
 #include <unistd.h>
 
 extern const char graph_viewer_js[], graph_viewer_css[];
-
-static void html_text(strbuf *sb, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            sb_adds(sb, "&lt;");
-        else if (*s == '>')
-            sb_adds(sb, "&gt;");
-        else if (*s == '&')
-            sb_adds(sb, "&amp;");
-        else
-            sb_addc(sb, *s);
-    }
-}
 
 /* JSON text made safe inside <script>: whitespace between tokens dropped,
  * <, > and & in strings as \u escapes, the non-JSON tokens NaN, Infinity
@@ -112,11 +99,12 @@ static int vis_check_value(jparser *jp, arena *a, int depth)
     }
 }
 
-/* A .vis (ours or msprobe's) is one JSON object. Checked before any of it
- * goes into a page: the page's script element holds it as data, and text
- * that is not JSON could end that element and run as script there (a
- * crafted "</script><script>..." outside any string), or leave a page that
- * shows nothing. */
+/* A .vis (ours or msprobe's) is one JSON object holding a graph: "node"
+ * (a build) or "NPU" (a compare, beside "Bench") at its top. Checked before
+ * any of it goes into a page: the page's script element holds it as data,
+ * and text that is not JSON could end that element and run as script there
+ * (a crafted "</script><script>..." outside any string); any other JSON (a
+ * dump.json) would give a page that shows nothing. */
 static int vis_check(const char *vis, const mapped_file *f)
 {
     jparser jp;
@@ -124,10 +112,28 @@ static int vis_check(const char *vis, const mapped_file *f)
     arena a;
     arena_init(&a, 1 << 16);
     int rc = jp_peek(&jp) == '{' ? 0 : err_input(vis, "not a .vis file: it does not hold a JSON object");
+    int has_graph = 0;
     if (rc == 0)
-        rc = vis_check_value(&jp, &a, 0);
+        rc = jp_object_begin(&jp);
+    while (rc == 0) {
+        const char *key;
+        size_t keylen;
+        arena_reset(&a);
+        int r = jp_object_next(&jp, &a, &key, &keylen);
+        if (r <= 0) {
+            rc = r;
+            break;
+        }
+        if (((keylen == 4 && !memcmp(key, "node", 4)) || (keylen == 3 && !memcmp(key, "NPU", 3))) &&
+            jp_peek(&jp) == '{')
+            has_graph = 1;
+        rc = vis_check_value(&jp, &a, 1);
+    }
     if (rc == 0)
         rc = jp_end(&jp);
+    if (rc == 0 && !has_graph)
+        rc = err_input(vis, "not a .vis file: it holds no graph (\"node\", or \"NPU\" and \"Bench\"); graph view "
+                            "shows the .vis that graph writes (graph -tp DUMP_DIR -o DIR --html draws a dump)");
     arena_free(&a);
     jp_free(&jp);
     return rc;
@@ -155,7 +161,7 @@ static int page_from_vis(const char *vis, const char *shown, char **page, int re
         char *base = path_basename(shown), *pbase = path_basename(os.path);
         sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>msprobe graph \xc2\xb7 ");
-        html_text(sb, base);
+        htmlw_text(sb, base);
         sb_adds(sb, "</title>\n<style>\n");
         sb_adds(sb, graph_viewer_css);
         sb_adds(sb, "</style>\n</head>\n<body>\n<header></header>\n<div id=\"toolbar\"></div>\n<div id=\"legend\"></div>\n"
