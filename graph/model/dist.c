@@ -4,8 +4,9 @@
  * id (a send's with the recv's) in the ranks it talks to. Two dialects
  * share the ids, targets and links here: msprobe 8.1.0's (the .vis: its
  * graphs' nodes and items) and the newest msprobe's (the .vis.db: what it
- * reads back from its file). */
+ * reads back from its file, in dist_db.c). */
 #include "graph/model/dist.h"
+#include "graph/model/dist_comm.h"
 #include "graph/model/items.h"
 #include "graph/model/steps.h"
 #include "base/err.h"
@@ -20,14 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COMM_SEND, COMM_RECEIVE, COMM_SEND_RECEIVE };
-
 /* msprobe's table: api -> target api, rank parameter, type, p2p */
-typedef struct {
-    const char *api, *target, *param;
-    int type, p2p;
-} comm_rule;
-
 static const comm_rule RULES[] = {
     {"send", "recv", "dst", COMM_SEND, 1},           {"isend", "irecv", "dst", COMM_SEND, 1},
     {"recv", "send", "src", COMM_RECEIVE, 1},        {"irecv", "isend", "src", COMM_RECEIVE, 1},
@@ -35,7 +29,7 @@ static const comm_rule RULES[] = {
     {"gather", "gather", "dst", COMM_RECEIVE, 0},    {"reduce", "reduce", "1", COMM_RECEIVE, 0},
 };
 
-static const comm_rule *rule_of(const char *api)
+const comm_rule *comm_rule_of(const char *api)
 {
     for (size_t i = 0; i < sizeof RULES / sizeof *RULES; i++)
         if (!strcmp(RULES[i].api, api))
@@ -44,33 +38,6 @@ static const comm_rule *rule_of(const char *api)
 }
 
 static const char CANNOT[] = "distributed nodes not matched";
-
-/* What matching needs of a communication node, copied out of its entry. */
-typedef struct {
-    long node;
-    char *api;
-    const jval *param;          /* the rank parameter's value; NULL: none */
-    const jval *group_ranks;    /* a non-empty list, or NULL */
-    const char *group_id;       /* non-empty text, or NULL */
-    int has_out;                /* {id}.output.0 exists */
-    jval out[6];                /* its dtype, shape, Max, Min, Mean, Norm */
-    char *uid;                  /* its unique id, or NULL */
-    char **uids;                /* batch_isend_irecv: one per P2POp */
-    size_t nuids;
-    /* the newest msprobe's: the texts its .vis.db holds */
-    const char *param_text;     /* the rank parameter's "value", or NULL */
-    const char **group_ranks_text;  /* str() of each rank of a valid group */
-    size_t ngroup_ranks;
-} comm_node;
-
-typedef struct {
-    graph *g;
-    comm_node *v;
-    size_t n;
-    strmap by_uid;              /* uid -> node index in g */
-    strmap by_node;             /* node index (as text) -> index in v */
-    char rank_text[24];         /* str(rank) */
-} rank_comm;
 
 static jval jcopy(arena *a, const jval *v)
 {
@@ -96,7 +63,7 @@ static jval jcopy(arena *a, const jval *v)
     return c;
 }
 
-static const gitem *find_item(const gitems *it, const char *key, int out)
+const gitem *comm_find_item(const gitems *it, const char *key, int out)
 {
     const gitem *v = out ? it->out : it->in;
     size_t n = out ? it->nout : it->nin;
@@ -157,7 +124,7 @@ static const jval *input_value(arena *a, const gitems *it, const char *id, const
 {
     strbuf k = STRBUF_INIT;
     sb_addf(&k, "%s.input.%s", id, param);
-    const gitem *g = find_item(it, k.buf, 0);
+    const gitem *g = comm_find_item(it, k.buf, 0);
     sb_free(&k);
     if (!g)
         return NULL;
@@ -185,7 +152,7 @@ static char *counted(arena *a, strmap *counts, const char *gid)
 }
 
 /* cn's unique id: its group id `gid` and how often the rank met it (§7.2) */
-static void unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid, arena *a)
+void comm_unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid, arena *a)
 {
     cn->uid = counted(a, counts, sb_str(gid));
     int added;
@@ -195,7 +162,7 @@ static void unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid,
 /* Node i of rc's graph as a communication node (its id starts with
  * "Distributed"; the api is its second part), appended to rc->v; NULL when
  * it is none. */
-static comm_node *add_comm(rank_comm *rc, size_t *cap, size_t i, arena *a)
+comm_node *comm_add(rank_comm *rc, size_t *cap, size_t i, arena *a)
 {
     const gnode *nd = &rc->g->nodes[i];
     if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
@@ -232,7 +199,7 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
     file_guard_begin(&guard, &g->rd->dump);
     for (size_t i = 0; i < g->n; i++) {
         const gnode *nd = &g->nodes[i];
-        comm_node *cn = add_comm(rc, &cap, i, a);
+        comm_node *cn = comm_add(rc, &cap, i, a);
         if (!cn)
             continue;
         int added;
@@ -240,7 +207,7 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
             err_clear();
             continue;
         }
-        const comm_rule *rule = rule_of(cn->api);
+        const comm_rule *rule = comm_rule_of(cn->api);
         if (rule)
             cn->param = input_value(a, it, nd->id, rule->param, "value");
         /* the group: {id}.input.group with non-empty group_ranks and group_id */
@@ -253,7 +220,7 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
         }
         strbuf ok = STRBUF_INIT;
         sb_addf(&ok, "%s.output.0", nd->id);
-        const gitem *o = find_item(it, ok.buf, 1);
+        const gitem *o = comm_find_item(it, ok.buf, 1);
         sb_free(&ok);
         if (o) {
             static const char *const keys[6] = {"dtype", "shape", "Max", "Min", "Mean", "Norm"};
@@ -281,14 +248,14 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
             if (cn->param) {
                 sb_addf(&gid, "%srank", cn->api);
                 str_of(&gid, cn->param);
-                unique_id(rc, cn, &counts, &gid, a);
+                comm_unique_id(rc, cn, &counts, &gid, a);
             } else {
                 log_warn_as(CANNOT, "The parameter %s of node %s does not exist, cannot match distributed node in "
                                     "rank%ld", rule->param, nd->id, g->rank);
             }
         } else if (cn->group_id) {
             sb_addf(&gid, "%s%s", cn->group_id, cn->api);
-            unique_id(rc, cn, &counts, &gid, a);
+            comm_unique_id(rc, cn, &counts, &gid, a);
         }
         sb_free(&gid);
     }
@@ -298,136 +265,7 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
     strmap_free(&batch_counts);
 }
 
-/* ---- the newest msprobe's: from the .vis.db's texts ------------------------- */
-
-/* The item `key` of node nd's inputs as the .vis.db holds it (its members'
- * texts, an object), or NULL. */
-static const jval *db_item(arena *a, const gitems *it, const gnode *nd, const char *param)
-{
-    strbuf k = STRBUF_INIT;
-    sb_addf(&k, "%s.input.%s", nd->id, param);
-    const gitem *g = find_item(it, k.buf, 0);
-    sb_free(&k);
-    if (!g)
-        return NULL;
-    /* members as '"k": "v"' lines, made an object */
-    strbuf t = STRBUF_INIT;
-    sb_addc(&t, '{');
-    size_t at = t.len;
-    item_render(&t, it, g, 0, "", 0);
-    for (size_t i = at; i + 1 < t.len; i++)
-        if (t.buf[i] == '\n')
-            t.buf[i] = ',';
-    if (t.len > at && t.buf[t.len - 1] == '\n')
-        t.len--;
-    sb_addc(&t, '}');
-    /* the parsed strings may point into the text: kept in the arena */
-    const char *text = arena_strndup(a, t.buf, t.len);
-    size_t len = t.len;
-    sb_free(&t);
-    jparser jp;
-    jp_init(&jp, "item", text, len);
-    jval *v = arena_alloc(a, sizeof *v);
-    int rc = jp_value(&jp, a, v);
-    jp_free(&jp);
-    if (rc != 0) {
-        err_clear();
-        return NULL;
-    }
-    return v;
-}
-
-/* a text member of a db item; "" counts as none where msprobe tests it */
-static const char *db_text(arena *a, const jval *item, const char *key)
-{
-    const jval *v = item ? json_get(item, key) : NULL;
-    if (!v || v->type != J_STRING)
-        return NULL;
-    return arena_strndup(a, v->u.str, v->len);
-}
-
-/* _get_group_info() on the .vis.db: group_ranks a text that json.loads()
- * makes a non-empty list, and a group_id. */
-static void db_group(arena *a, comm_node *cn, const jval *group)
-{
-    const char *ranks = db_text(a, group, "group_ranks");
-    const char *id = db_text(a, group, "group_id");
-    if (!ranks || !*ranks || !id || !*id)
-        return;
-    jparser jp;
-    jp_init(&jp, "group_ranks", ranks, strlen(ranks));
-    jval v;
-    int rc = jp_value(&jp, a, &v);
-    jp_free(&jp);
-    if (rc != 0) {
-        err_clear();
-        return;
-    }
-    if (v.type != J_ARRAY || !v.len)
-        return;
-    cn->group_ranks_text = arena_alloc(a, v.len * sizeof *cn->group_ranks_text);
-    strbuf t = STRBUF_INIT;
-    for (uint32_t k = 0; k < v.len; k++) {
-        sb_reset(&t);
-        str_of(&t, &v.u.items[k]);
-        cn->group_ranks_text[cn->ngroup_ranks++] = arena_strndup(a, t.buf ? t.buf : "", t.len);
-    }
-    sb_free(&t);
-    cn->group_id = id;
-}
-
-/* The communication nodes of a rank as the newest msprobe reads them back
- * from its .vis.db: the nodes of the tree (children first), their items'
- * texts; a batch_isend_irecv keeps no P2POp there, so it has no id. */
-static void read_rank_db(rank_comm *rc, graph *g, arena *a, gitems *it)
-{
-    memset(rc, 0, sizeof *rc);
-    rc->g = g;
-    snprintf(rc->rank_text, sizeof rc->rank_text, "%ld", g->rank);
-    strmap_init(&rc->by_uid, 64);
-    strmap_init(&rc->by_node, 64);
-    strmap counts;
-    strmap_init(&counts, 64);
-    size_t cap = 0;
-    uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
-    size_t norder = graph_sorted_nodes(g, order);
-    file_guard guard;
-    file_guard_begin(&guard, &g->rd->dump);
-    for (size_t o = 0; o < norder; o++) {
-        size_t i = order[o];
-        const gnode *nd = &g->nodes[i];
-        comm_node *cn = add_comm(rc, &cap, i, a);
-        if (!cn)
-            continue;
-        if (!strcmp(cn->api, "batch_isend_irecv"))
-            continue;
-        if (gitems_read(it, g->rd, nd->entry) != 0) {
-            err_clear();
-            continue;
-        }
-        const comm_rule *rule = rule_of(cn->api);
-        if (rule)
-            cn->param_text = db_text(a, db_item(a, it, nd, rule->param), "value");
-        db_group(a, cn, db_item(a, it, nd, "group"));
-        strbuf gid = STRBUF_INIT;
-        if (rule && rule->p2p) {
-            if (cn->param_text) {
-                sb_addf(&gid, "%srank%s", cn->api, cn->param_text);
-                unique_id(rc, cn, &counts, &gid, a);
-            }
-        } else if (cn->group_id) {
-            sb_addf(&gid, "%s%s", cn->group_id, cn->api);
-            unique_id(rc, cn, &counts, &gid, a);
-        }
-        sb_free(&gid);
-    }
-    if (file_guard_end(&guard) != 0)
-        err_clear();
-    free(order);
-    strmap_free(&counts);
-}
-
-static comm_node *comm_of(rank_comm *rc, long node)
+comm_node *comm_of(rank_comm *rc, long node)
 {
     char key[32];
     int kl = snprintf(key, sizeof key, "%ld", node);
@@ -436,14 +274,6 @@ static comm_node *comm_of(rank_comm *rc, long node)
 }
 
 /* ---- matching (§7.3) --------------------------------------------------------- */
-
-typedef struct {
-    rank_comm *ranks;
-    size_t n;
-    int overflow_check;
-    int newest;                 /* the .vis.db's rules */
-    arena *a;
-} dist_ctx;
 
 /* The graph of rank `r` (a JSON integer), or NULL. */
 static rank_comm *rank_graph(dist_ctx *d, const jval *r)
@@ -478,7 +308,7 @@ static void replace_all(strbuf *out, const char *s, const char *from, const char
     sb_str(out);
 }
 
-static long target_node(rank_comm *tr, const char *uid, const char *from_rank, const char *to_rank, const char *api,
+long comm_target_node(rank_comm *tr, const char *uid, const char *from_rank, const char *to_rank, const char *api,
                         const char *target_api)
 {
     if (!tr)
@@ -504,7 +334,7 @@ static long target_node(rank_comm *tr, const char *uid, const char *from_rank, c
 /* str() of the target's index or level ("Nan" when it has none); the
  * newest msprobe reads the index back from its .vis.db, whose INTEGER
  * column keeps an integral float as an int */
-static char *index_text(const dist_ctx *d, const gnode *t)
+char *comm_index_text(const dist_ctx *d, const gnode *t)
 {
     strbuf sb = STRBUF_INIT;
     if (d->overflow_check) {
@@ -532,12 +362,12 @@ static gdist_entry one_link(const dist_ctx *d, int type, const char *rank, const
     e.index = xmalloc(sizeof *e.index);
     e.node = xmalloc(sizeof *e.node);
     e.rank[0] = xstrdup(rank);
-    e.index[0] = index_text(d, target);
+    e.index[0] = comm_index_text(d, target);
     e.node[0] = target->id;
     return e;
 }
 
-static void free_entry(gdist_entry *e)
+void comm_free_entry(gdist_entry *e)
 {
     for (uint32_t j = 0; j < e->nranks; j++) {
         free(e->rank[j]);
@@ -549,11 +379,11 @@ static void free_entry(gdist_entry *e)
 }
 
 /* node.matched_distributed = {...}, replacing what it had */
-static void set_dist(gnode *nd, gdist_entry *v, uint32_t n, int is_list)
+void comm_set_dist(gnode *nd, gdist_entry *v, uint32_t n, int is_list)
 {
     if (nd->dist) {
         for (uint32_t k = 0; k < nd->dist->n; k++)
-            free_entry(&nd->dist->v[k]);
+            comm_free_entry(&nd->dist->v[k]);
         free(nd->dist->v);
         free(nd->dist);
     }
@@ -563,14 +393,14 @@ static void set_dist(gnode *nd, gdist_entry *v, uint32_t n, int is_list)
     nd->dist->is_list = is_list;
 }
 
-static void link_one(const dist_ctx *d, gnode *nd, int type, const char *rank, const gnode *target)
+void comm_link_one(const dist_ctx *d, gnode *nd, int type, const char *rank, const gnode *target)
 {
     gdist_entry *e = xmalloc(sizeof *e);
     *e = one_link(d, type, rank, target);
-    set_dist(nd, e, 1, 0);
+    comm_set_dist(nd, e, 1, 0);
 }
 
-static int opposite(int t) { return t == COMM_SEND ? COMM_RECEIVE : t == COMM_RECEIVE ? COMM_SEND : t; }
+int comm_opposite(int t) { return t == COMM_SEND ? COMM_RECEIVE : t == COMM_RECEIVE ? COMM_SEND : t; }
 
 static void p2p_match(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule *rule)
 {
@@ -582,11 +412,11 @@ static void p2p_match(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule
     str_of(&tr, cn->param);
     sb_addf(&me, "%ld", g->rank);
     rank_comm *trc = rank_graph(d, cn->param);
-    long t = target_node(trc, cn->uid, sb_str(&tr), sb_str(&me), cn->api, rule->target);
+    long t = comm_target_node(trc, cn->uid, sb_str(&tr), sb_str(&me), cn->api, rule->target);
     if (!trc)
         log_warn_as(CANNOT, "Graph data does not exist, cannot match distributed node in rank%s", sb_str(&tr));
     comm_node *tc = t >= 0 ? comm_of(trc, t) : NULL;
-    const comm_rule *trule = rule_of(rule->target);
+    const comm_rule *trule = comm_rule_of(rule->target);
     if (tc) {
         gnode *tn = &trc->g->nodes[t];
         jval mine = {.type = J_NUMBER, .is_int = 1, .u.num = (double)g->rank};
@@ -610,8 +440,8 @@ static void p2p_match(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule
                                     "distributed node",
                             nd->id, g->rank, tn->id, sb_str(&tr));
             } else {
-                link_one(d, nd, rule->type, sb_str(&tr), tn);
-                link_one(d, tn, trule->type, sb_str(&me), nd);
+                comm_link_one(d, nd, rule->type, sb_str(&tr), tn);
+                comm_link_one(d, tn, trule->type, sb_str(&me), nd);
             }
         }
     }
@@ -656,7 +486,7 @@ static void collective_match(dist_ctx *d, rank_comm *rc, comm_node *cn, const co
         if (!strcmp(sb_str(&rs), sb_str(&me)))
             continue;
         rank_comm *trc = rank_graph(d, r);
-        long t = target_node(trc, cn->uid, NULL, NULL, cn->api, NULL);
+        long t = comm_target_node(trc, cn->uid, NULL, NULL, cn->api, NULL);
         if (t < 0)
             continue;
         comm_node *tc = comm_of(trc, t);
@@ -681,18 +511,18 @@ static void collective_match(dist_ctx *d, rank_comm *rc, comm_node *cn, const co
             e.nranks++;
         }
         e.rank[at] = xstrdup(sb_str(&rs));
-        e.index[at] = index_text(d, tn);
+        e.index[at] = comm_index_text(d, tn);
         e.node[at] = tn->id;
         if (rule)
-            link_one(d, tn, opposite(rule->type), sb_str(&me), nd);
+            comm_link_one(d, tn, comm_opposite(rule->type), sb_str(&me), nd);
     }
     sb_free(&rs);
     if (e.nranks) {
         gdist_entry *v = xmalloc(sizeof *v);
         *v = e;
-        set_dist(nd, v, 1, 0);
+        comm_set_dist(nd, v, 1, 0);
     } else {
-        free_entry(&e);
+        comm_free_entry(&e);
     }
     sb_free(&me);
 }
@@ -720,7 +550,7 @@ static void batch_match(dist_ctx *d, rank_comm *rc, comm_node *cn)
             continue;
         memcpy(api, uid, al);
         api[al] = 0;
-        const comm_rule *rule = rule_of(api);
+        const comm_rule *rule = comm_rule_of(api);
         const char *r = u1 + 1;
         if (!rule || strncmp(r, "rank", 4) != 0)
             continue;
@@ -731,97 +561,16 @@ static void batch_match(dist_ctx *d, rank_comm *rc, comm_node *cn)
         strbuf tr = STRBUF_INIT;
         sb_addf(&tr, "%ld", target);
         rank_comm *trc = rank_graph_n(d, target);
-        long t = target_node(trc, uid, sb_str(&tr), sb_str(&me), api, rule->target);
+        long t = comm_target_node(trc, uid, sb_str(&tr), sb_str(&me), api, rule->target);
         if (t >= 0)
             v[n++] = one_link(d, rule->type, sb_str(&tr), &trc->g->nodes[t]);
         sb_free(&tr);
     }
     sb_free(&me);
     if (n)
-        set_dist(nd, v, n, cn->nuids > 1);
+        comm_set_dist(nd, v, n, cn->nuids > 1);
     else
         free(v);
-}
-
-/* The graph of the rank named `text` (str(rank) as the .vis.db's rows key it). */
-static rank_comm *rank_by_text(dist_ctx *d, const char *text)
-{
-    rank_comm *hit = NULL;
-    for (size_t k = 0; k < d->n; k++)
-        if (text && !strcmp(d->ranks[k].rank_text, text))
-            hit = &d->ranks[k];
-    return hit;
-}
-
-/* _p2p_match() on the .vis.db: no test of the outputs (the newest msprobe
- * defines it and calls it nowhere) */
-static void p2p_match_db(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule *rule)
-{
-    gnode *nd = &rc->g->nodes[cn->node];
-    if (!cn->param_text)
-        return;
-    rank_comm *trc = rank_by_text(d, cn->param_text);
-    long t = target_node(trc, cn->uid, cn->param_text, rc->rank_text, cn->api, rule->target);
-    comm_node *tc = t >= 0 ? comm_of(trc, t) : NULL;
-    if (!tc || !tc->param_text || strcmp(tc->param_text, rc->rank_text) != 0)
-        return;
-    gnode *tn = &trc->g->nodes[t];
-    link_one(d, nd, rule->type, cn->param_text, tn);
-    link_one(d, tn, rule_of(rule->target)->type, rc->rank_text, nd);
-}
-
-/* _collective_match() on the .vis.db */
-static void collective_match_db(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule *rule)
-{
-    gnode *nd = &rc->g->nodes[cn->node];
-    int type = COMM_SEND_RECEIVE;
-    if (rule) {
-        /* broadcast, scatter, gather, reduce: on the root rank only */
-        if (!cn->param_text || strcmp(cn->param_text, rc->rank_text) != 0)
-            return;
-        type = rule->type;
-    }
-    if (!cn->ngroup_ranks)
-        return;
-    gdist_entry e = {.type = (uint8_t)type};
-    size_t cap = cn->ngroup_ranks + 1;
-    e.rank = xmalloc_array(cap, sizeof *e.rank);
-    e.index = xmalloc_array(cap, sizeof *e.index);
-    e.node = xmalloc_array(cap, sizeof *e.node);
-    for (size_t k = 0; k < cn->ngroup_ranks; k++) {
-        const char *r = cn->group_ranks_text[k];
-        if (!strcmp(r, rc->rank_text))
-            continue;
-        rank_comm *trc = rank_by_text(d, r);
-        long t = target_node(trc, cn->uid, NULL, NULL, cn->api, NULL);
-        comm_node *tc = t >= 0 ? comm_of(trc, t) : NULL;
-        if (!tc || !tc->ngroup_ranks || strcmp(tc->group_id, cn->group_id) != 0)
-            continue;
-        gnode *tn = &trc->g->nodes[t];
-        /* a repeated rank of the group replaces its entry, as a dict key */
-        uint32_t at = e.nranks;
-        for (uint32_t j = 0; j < e.nranks; j++)
-            if (!strcmp(e.rank[j], r))
-                at = j;
-        if (at < e.nranks) {
-            free(e.rank[at]);
-            free(e.index[at]);
-        } else {
-            e.nranks++;
-        }
-        e.rank[at] = xstrdup(r);
-        e.index[at] = index_text(d, tn);
-        e.node[at] = tn->id;
-        if (rule)
-            link_one(d, tn, opposite(rule->type), rc->rank_text, nd);
-    }
-    if (e.nranks) {
-        gdist_entry *v = xmalloc(sizeof *v);
-        *v = e;
-        set_dist(nd, v, 1, 0);
-    } else {
-        free_entry(&e);
-    }
 }
 
 void graph_distributed(graph **graphs, size_t n, int overflow_check, int newest)
@@ -834,7 +583,7 @@ void graph_distributed(graph **graphs, size_t n, int overflow_check, int newest)
                   .newest = newest, .a = &a};
     for (size_t r = 0; r < n; r++) {
         if (newest)
-            read_rank_db(&d.ranks[r], graphs[r], &a, &it);
+            comm_read_rank_db(&d.ranks[r], graphs[r], &a, &it);
         else
             read_rank(&d.ranks[r], graphs[r], &a, &it);
     }
@@ -844,15 +593,15 @@ void graph_distributed(graph **graphs, size_t n, int overflow_check, int newest)
             comm_node *cn = &rc->v[k];
             if (rc->g->nodes[cn->node].dist)
                 continue;
-            const comm_rule *rule = rule_of(cn->api);
+            const comm_rule *rule = comm_rule_of(cn->api);
             if (newest) {
                 /* a batch_isend_irecv has nothing to match by there */
                 if (!strcmp(cn->api, "batch_isend_irecv"))
                     continue;
                 if (rule && rule->p2p)
-                    p2p_match_db(&d, rc, cn, rule);
+                    comm_p2p_match_db(&d, rc, cn, rule);
                 else
-                    collective_match_db(&d, rc, cn, rule);
+                    comm_collective_match_db(&d, rc, cn, rule);
             } else if (!strcmp(cn->api, "batch_isend_irecv"))
                 batch_match(&d, rc, cn);
             else if (rule && rule->p2p)
