@@ -48,9 +48,9 @@ static const opt_choice modes[] = {
 static const opt options[] = {
     OPT_GROUP("dumps"),
     OPT_STRING("-n -tp --target_path | --npu_path", cli, target, "TARGET", "the target dump (msprobe's npu_path)",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-b -gp --golden_path | --bench_path", cli, bench, "BENCH", "the bench dump (msprobe's bench_path)",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-i --input_path", cli, input, "compare.json",
                "msprobe 8.1.0's compare.json (npu_path, bench_path, optionally stack_path) instead of -n and -b",
                .flags = OPT_FILE),

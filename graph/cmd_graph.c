@@ -60,9 +60,10 @@ static const opt graph_options[] = {
     OPT_STRING("-i --input_path", cli, input, "INPUT.json",
                "msprobe 8.1.0's input: {\"npu_path\": DIR, \"bench_path\": DIR} (without bench_path: a build)",
                .flags = OPT_FILE),
-    OPT_STRING("-tp --target_path", cli, target, "DIR", "the target dump instead of -i (npu_path)", .flags = OPT_DIR),
-    OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the bench dump (bench_path): compare with the target",
-               .flags = OPT_DIR),
+    OPT_STRING("-tp -n --target_path | --npu_path", cli, target, "TARGET", "the target dump instead of -i (npu_path)",
+               .flags = OPT_DIR | OPT_INPUT),
+    OPT_STRING("-gp -b --golden_path | --bench_path", cli, golden, "BENCH",
+               "the bench dump (bench_path): compare with the target", .flags = OPT_DIR | OPT_INPUT),
     OPT_GROUP("matching"),
     OPT_BOOL("-f -fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
@@ -79,10 +80,11 @@ static const opt graph_options[] = {
 
 static const opt visualize_options[] = {
     OPT_GROUP("dumps"),
-    OPT_STRING("-tp --target_path", cli, target, "DIR", "the target dump: a rank directory, a step directory or a "
-                                                       "dump root", .flags = OPT_REQUIRED | OPT_DIR),
-    OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the golden (bench) dump: compare with the target",
-               .flags = OPT_DIR),
+    OPT_STRING("-tp -n --target_path | --npu_path", cli, target, "TARGET",
+               "the target dump: a rank directory, a step directory or a dump root",
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
+    OPT_STRING("-gp -b --golden_path | --bench_path", cli, golden, "BENCH",
+               "the golden (bench) dump: compare with the target", .flags = OPT_DIR | OPT_INPUT),
     OPT_GROUP("matching"),
     OPT_BOOL("-fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
@@ -127,10 +129,10 @@ static const opts_spec graph_spec = {
 };
 
 static const opts_spec visualize_spec = {
-    .usage = "-tp TARGET [-gp GOLDEN] -o DIR [-lm [FILE]] [-oc] [-fm] [--format db|vis] [--html]",
+    .usage = "-tp TARGET [-gp BENCH] -o DIR [-lm [FILE]] [-oc] [-fm] [--format db|vis] [--html]",
     .about = "The newest msprobe's spelling of 'msprobe graph': the model tree of the target dump, compared "
-             "with the golden dump when given, written as one .vis.db (SQLite) for the run, which the current "
-             "TensorBoard plugin opens. TARGET and GOLDEN: a rank directory, a step directory (rank* or one "
+             "with the golden (bench) dump when given, written as one .vis.db (SQLite) for the run, which the current "
+             "TensorBoard plugin opens. TARGET and BENCH: a rank directory, a step directory (rank* or one "
              "proc{PID} inside) or a dump root (step* inside).",
     .opts = visualize_options,
     .epilog = "Exit status: 0 done, 2 bad input or usage, 1 internal error.",

@@ -8,6 +8,7 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "base/mem.h"
+#include "base/numlist.h"
 #include "base/opts.h"
 #include "base/outdir.h"
 #include "base/strbuf.h"
@@ -28,12 +29,12 @@ typedef struct {
 static const opt options[] = {
     OPT_STRING("-d --data_path", cli, dir, "ANOMALY_DIR",
                "the monitor's anomaly_detected directory (one rank{N}/anomaly.json per rank)",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("-o --out_path", cli, out, "OUT", "where anomaly_analyse.json goes (default: ANOMALY_DIR)",
                .flags = OPT_DIR),
     OPT_INT("-k --topk", cli, k, "N", INT_MIN, INT_MAX, "keep the N earliest anomalies", .def = "8"),
     OPT_STRING("-s --step | --step_list", cli, steps, "STEPS",
-               "only these steps: msprobe's list [13,14], or 13,14 (default: all)"),
+               "only these steps: msprobe's list [13,14], or 13,14,20-29 (default: all)"),
     OPT_CHOICE("--format", cli, format, table_formats, "also write the table as anomaly_analyse.xlsx or .csv"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
@@ -237,13 +238,12 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
-    long long *steps;
-    size_t nsteps;
-    int all;
-    if (anomaly_parse_steps(o.steps ? o.steps : "[]", &steps, &nsteps, &all) != 0)
+    numlist steps;
+    if (numlist_parse(o.steps ? o.steps : "[]", "-s", &steps) != 0)
         return err_report();
+    int all = steps.n == 0;
     if (o.k <= 0) {
-        free(steps);
+        numlist_free(&steps);
         err_set(ERR_USAGE, NULL, "-k %d: the top k number must be greater than 0", o.k);
         return err_report();
     }
@@ -266,10 +266,7 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     cand = xcalloc(list.n ? list.n : 1, sizeof *cand);
     size_t nc = 0;
     for (size_t i = 0; i < list.n; i++) {
-        int keep = all;
-        for (size_t s = 0; s < nsteps && !keep; s++)
-            keep = list.v[i].step == steps[s];
-        if (keep)
+        if (numlist_meets(&steps, list.v[i].step, list.v[i].step))
             cand[nc++] = &list.v[i];
     }
     idx = xcalloc(nc ? nc : 1, sizeof *idx);
@@ -318,6 +315,6 @@ done:
     free(cand);
     free(sel);
     free(idx);
-    free(steps);
+    numlist_free(&steps);
     return status;
 }

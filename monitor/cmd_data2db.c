@@ -33,7 +33,7 @@ static const opt options[] = {
                .flags = OPT_REQUIRED | OPT_DIR),
     OPT_STRING("--data", cli, data, "DATA_DIR", "Path to input data directory: a dump root (step*/rank*) or a "
                                                 "monitor's output directory",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_CHOICE("--format", cli, format, formats,
                "auto (both importers, each where it finds its data), dump or monitor", .def = "auto"),
     OPT_STRING("--mapping", cli, mapping, "FILE",

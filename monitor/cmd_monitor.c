@@ -33,7 +33,7 @@ static const opt options[] = {
     OPT_CHOICE("ACTION", cli, action, actions, "summary: the biggest changes, per data type", .flags = OPT_REQUIRED),
     OPT_STRING("-m --monitor_path | --monitor-path", cli, c.monitor_dir, "MONITOR_DIR",
                "the monitor's output directory: one {time}-rank{R}-{id} directory per rank",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("--steps", cli, c.steps, "LIST",
                "the steps to look at, e.g. 0-99; with --vs the first of the two ranges compared"),
     OPT_STRING("--vs", cli, vs, "LIST", "compare the mean over --steps with the mean over these steps"),

@@ -25,7 +25,7 @@ static const opt options[] = {
     OPT_STRING("-i --input_path", cli, input, "DIR",
                "the dump: a step directory (rank0, rank1, ... or proc{PID} inside), a dump root (step0, step1, "
                "...: every step) or a single rank directory",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed (a dump root: DIR/stepN/)",
                .def = "./output", .flags = OPT_DIR),
     OPT_BOOL("--all", cli, all,

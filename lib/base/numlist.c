@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A number; blanks around it are allowed, as the newest msprobe strips
  * them from the items of --rank 0, 1. */
@@ -27,7 +28,22 @@ int numlist_parse(const char *text, const char *what, numlist *out)
 {
     out->ranges = NULL;
     out->n = out->cap = 0;
-    const char *p = text;
+    const char *p = text, *end = text + strlen(text);
+    while (*p == ' ')
+        p++;
+    while (end > p && end[-1] == ' ')
+        end--;
+    /* msprobe's Python list: [13, 21], [] */
+    if (*p == '[') {
+        if (end - p < 2 || end[-1] != ']')
+            goto bad;
+        p++;
+        end--;
+        while (*p == ' ')
+            p++;
+        if (p == end)
+            return 0;
+    }
     for (;;) {
         long lo, hi;
         if (number(&p, &lo) != 0)
@@ -42,20 +58,32 @@ int numlist_parse(const char *text, const char *what, numlist *out)
         out->ranges[out->n][0] = lo;
         out->ranges[out->n][1] = hi;
         out->n++;
-        if (*p == 0)
+        if (p >= end) /* (past it: over the blanks after the last number) */
             return 0;
         if (*p++ != ',')
             goto bad;
     }
 bad:
     numlist_free(out);
-    return err_input(NULL, "%s needs a list of numbers like 0,2,4-7 (got '%s')", what, text);
+    return err_set(ERR_USAGE, NULL, "%s needs a list of numbers like 0,2,4-7 or [13, 21] (got '%s')", what, text);
 }
 
 int numlist_has(const numlist *l, long v)
 {
+    if (l->n == 0)
+        return 1;
     for (size_t i = 0; i < l->n; i++)
         if (v >= l->ranges[i][0] && v <= l->ranges[i][1])
+            return 1;
+    return 0;
+}
+
+int numlist_meets(const numlist *l, long long lo, long long hi)
+{
+    if (l->n == 0)
+        return 1;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->ranges[i][0] <= hi && l->ranges[i][1] >= lo)
             return 1;
     return 0;
 }

@@ -29,6 +29,7 @@ enum {
     OPT_HIDDEN = 2,   /* accepted when typed in full, not shown */
     OPT_FILE = 4,     /* the value is a path: complete file names */
     OPT_DIR = 8,      /* the value is a directory: complete directory names */
+    OPT_INPUT = 16,   /* a main input: a path typed without an option is pointed to it */
 };
 
 /* The values of an OPT_LIST option: v[0..n) point into argv (the parser
