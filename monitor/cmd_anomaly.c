@@ -228,6 +228,22 @@ static int write_table(const char *path, int format, const anomaly *const *sel, 
     return 0;
 }
 
+/* Why dir gave no anomaly.json: a level too shallow (the monitor's output
+ * directory) or too deep (a rank directory), or none at all. */
+static void no_anomaly_files(const char *dir)
+{
+    char *sub = path_join(dir, "anomaly_detected"), *file = path_join(dir, "anomaly.json");
+    if (path_kind(sub) == PATH_DIR)
+        err_input(dir, "holds no rank directory with an anomaly.json, but %s does: -d takes that directory", sub);
+    else if (path_kind(file) == PATH_FILE)
+        err_input(dir, "this is a rank directory of anomaly_detected; -d takes the directory above it, which holds "
+                       "rank0, rank1, ...");
+    else
+        err_input(dir, "holds no rank directory with an anomaly.json (the monitor's anomaly_detected directory?)");
+    free(sub);
+    free(file);
+}
+
 int cmd_anomaly(int argc, char **argv, const global_opts *g)
 {
     cli o;
@@ -259,7 +275,7 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     }
     log_warn_totals();
     if (list.files == 0) {
-        err_input(o.dir, "holds no rank directory with an anomaly.json (the monitor's anomaly_detected directory?)");
+        no_anomaly_files(o.dir);
         status = err_report();
         goto done;
     }

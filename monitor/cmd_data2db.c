@@ -3,6 +3,7 @@
 #include "monitor/commands.h"
 #include "monitor/data2db/dump2db.h"
 #include "monitor/data2db/monitor2trend.h"
+#include "model/dumptree.h"
 #include "format/json.h"
 #include "base/err.h"
 #include "base/files.h"
@@ -118,6 +119,11 @@ int cmd_data2db(int argc, char **argv, const global_opts *g)
     char *why_dump = NULL, *why_monitor = NULL;
     if ((o.mapping && load_mapping(o.mapping, &a, &from, &to, &nmap) != 0) || path_require(o.data, 1) != 0 ||
         (path_kind(o.db) != PATH_MISSING && path_require(o.db, 1) != 0)) {
+        status = err_report();
+        goto done;
+    }
+    /* a step or rank directory given for the dump root: say so, alone */
+    if (o.format != F_MONITOR && dumptree_want_level(o.data, DUMPTREE_ROOT, "--data") != 0) {
         status = err_report();
         goto done;
     }

@@ -348,8 +348,10 @@ int cmd_monitor(int argc, char **argv, const global_opts *g)
         goto out;
     }
     if (p.nfiles == 0) {
-        err_input(o.c.monitor_dir, "%s", p.runs.n ? "the run directories hold no csv files of these types and steps"
-                                                  : "holds no monitor run directory ({time}-rank{R}-{id})");
+        char *why = p.runs.n ? xstrdup("the run directories hold no csv files of these types and steps")
+                             : monitor_runs_absent(o.c.monitor_dir, o.c.time_start || o.c.time_end, "-m");
+        err_input(o.c.monitor_dir, "%s", why);
+        free(why);
         status = err_report();
         conv_plan_free(&p);
         goto out;
