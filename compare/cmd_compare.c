@@ -28,7 +28,7 @@ typedef struct {
     int diff_analyze;
     const char *fail_on, *summary_json, *ranks, *steps;
     mapping_opts mapping;
-    int quiet, mode, tensor_log;
+    int quiet, mode, tensor_log, force;
 } cli;
 
 /* msprobe's compare modes (compare_cli.py MODE_DISPATCHER): auto is ours. */
@@ -98,6 +98,7 @@ static const opt options[] = {
                "(md5), unmatched, any; comma-separated"),
     OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
                .flags = OPT_FILE),
+    OPT_BOOL("--force", cli, force, "replace an existing --summary-json FILE"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096,
             "rank pairs compared at once, and threads of a tensor compare (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
@@ -310,6 +311,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     compare_json cj = {0};
     const char *npu = o.target, *bench = o.bench;
     job_list jobs = {0};
+    char *summary = NULL; /* --summary-json, resolved (out_named) */
     out_run *outputs = out_run_new();
     int status = EXIT_OK;
     if (o.input) {
@@ -340,7 +342,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     char stamp[15];
     if (mapping_load(&o.mapping, g->framework) != 0 || jobs_resolve(npu, bench, &ro, &jobs) != 0 ||
         (o.diff_analyze && diff_analyze_prepare(npu, &jobs) != 0) || out_run_mkdir(outputs, o.out_dir) != 0 ||
-        (o.summary_json && out_check_replaceable(o.summary_json) != 0) ||
+        (o.summary_json && !(summary = out_named(outputs, o.summary_json, "summary.json", OUT_REFUSES, o.force))) ||
         pick_stamp(&jobs, &opts, o.mapping.layer && g->framework != 'p', stamp) != 0) {
         status = err_report();
         goto done;
@@ -367,9 +369,12 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         status = diff_analyze_jobs(&jobs, s.results, outputs);
     if (status == EXIT_OK && gate)
         status = EXIT_GATE;
-    if (o.summary_json && (status == EXIT_OK || status == EXIT_GATE) &&
-        summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0)
-        status = err_report();
+    if (summary && (status == EXIT_OK || status == EXIT_GATE)) {
+        if (path_kind(summary) != PATH_MISSING)
+            log_warn("%s: the existing summary is replaced (--force)", summary);
+        if (summary_write_json(summary, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0)
+            status = err_report();
+    }
     for (size_t i = 0; i < jobs.n; i++)
         compare_result_free(&s.results[i]);
     free(s.results);
@@ -384,5 +389,6 @@ done:
     free(cj.npu);
     free(cj.bench);
     free(cj.stack);
+    free(summary);
     return status;
 }

@@ -222,10 +222,8 @@ static int write_table(const char *path, int format, const anomaly *const *sel, 
             return -1;
         }
     }
-    if (table_close(t) != 0)
-        return -1;
-    out_run_add(outputs, path);
-    return 0;
+    /* replaced, as msprobe replaces anomaly_analyse.json beside it */
+    return table_close_replace(t, outputs, "table");
 }
 
 /* Why dir gave no anomaly.json: a level too shallow (the monitor's output
