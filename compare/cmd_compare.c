@@ -26,7 +26,8 @@ typedef struct {
     const char *target, *bench, *input, *out_dir;
     int stack, compare_only, format, jobs, compat, fuzzy;
     int diff_analyze;
-    const char *fail_on, *summary_json, *ranks, *steps;
+    unsigned fail_on;
+    const char *summary_json, *ranks, *steps;
     mapping_opts mapping;
     int quiet, mode, tensor_log, force;
 } cli;
@@ -39,6 +40,13 @@ static const opt_choice modes[] = {
     {"offline_model", 0, "msprobe's one-step compare of offline models is not offered here; only -m auto"},
     {"atb", 0, "msprobe's compare of ATB dumps is not offered here; only -m auto"},
     {NULL, 0, NULL},
+};
+
+/* --fail-on: the bits of the summary JSON's fail_on (compare/pipeline/summary.h) */
+static const opt_choice fail_kinds[] = {
+    {"warning", FAIL_WARNING, NULL}, {"no", FAIL_NO, NULL},   {"different", FAIL_DIFFERENT, NULL},
+    {"unmatched", FAIL_UNMATCHED, NULL}, {"red", FAIL_RED, NULL}, {"yellow", FAIL_YELLOW, NULL},
+    {"any", FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT, NULL}, {NULL, 0, NULL},
 };
 
 #define NOT_OFFLINE_DATA "an option of msprobe's -m offline_data, which is not offered here"
@@ -93,9 +101,9 @@ static const opt options[] = {
     OPT_BOOL("-tensor_log --is_print_compare_log", cli, tensor_log,
              "accepted, no effect: msprobe logs each tensor it compares, we print a summary line per result"),
     OPT_GROUP("running"),
-    OPT_STRING("--fail-on", cli, fail_on, "KINDS",
-               "exit with status 3 when rows fail: warning (statistics), no (tensors: Accuracy No), different "
-               "(md5), unmatched, any; comma-separated"),
+    OPT_FLAGS("--fail-on", cli, fail_on, fail_kinds, "KINDS",
+              "exit with status 3 when rows fail -- warning (statistics), no (tensors: Accuracy No), different "
+              "(md5), any of those three -- or are unmatched, or highlighted red or yellow"),
     OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
                .flags = OPT_FILE),
     OPT_BOOL("--force", cli, force, "replace an existing --summary-json FILE"),
@@ -226,8 +234,7 @@ typedef struct {
 static int prepare(const cli *o, run_opts *r)
 {
     memset(r, 0, sizeof *r);
-    if (o->fail_on && gate_parse(o->fail_on, &r->fail_mask) != 0)
-        return -1;
+    r->fail_mask = o->fail_on;
     if (o->ranks) {
         if (numlist_parse(o->ranks, "--ranks", &r->ranks) != 0)
             return -1;

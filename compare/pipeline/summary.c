@@ -18,32 +18,6 @@ static const char *const mode_names[] = {"tensor", "statistics", "md5"};
 static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow"};
 #define NKINDS (sizeof gate_kinds / sizeof *gate_kinds)
 
-int gate_parse(const char *text, unsigned *mask)
-{
-    *mask = 0;
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        size_t k = 0;
-        while (k < NKINDS && !(strlen(gate_kinds[k]) == n && !strncmp(p, gate_kinds[k], n)))
-            k++;
-        if (k < NKINDS)
-            *mask |= 1u << k;
-        else if (n == 3 && !strncmp(p, "any", 3))
-            *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT;
-        else
-            return err_input(NULL, "--fail-on takes warning, no, different, unmatched, red, yellow or any (got "
-                                   "'%.*s')",
-                             (int)n, p);
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return *mask ? 0
-                 : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, red, yellow, "
-                                   "any");
-}
-
 /* The failing rows of a result: Result Warning (statistics), Accuracy No
  * (tensors) or Result Different (md5) — msprobe's own notion, which the
  * advisor uses too. */

@@ -332,6 +332,34 @@ static int store(const opt *o, const char *name, const char *val, void *dest)
         sb_free(&sb);
         return -1;
     }
+    case OPT_T_FLAGS: {
+        unsigned mask = 0;
+        for (const char *p = val;;) {
+            size_t n = strcspn(p, ",");
+            const opt_choice *c = o->choices;
+            while (c->name && !(strlen(c->name) == n && !strncmp(c->name, p, n)))
+                c++;
+            if (!c->name || c->refusal) {
+                strbuf sb = STRBUF_INIT;
+                if (c->name)
+                    sb_addf(&sb, "%s %s: %s", name, c->name, c->refusal);
+                else {
+                    sb_addf(&sb, "%s takes ", name);
+                    opts_choice_list(&sb, o->choices, ", ", " or ");
+                    sb_addf(&sb, ", comma-separated, not '%.*s'", (int)n, p);
+                }
+                err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
+                sb_free(&sb);
+                return -1;
+            }
+            mask |= (unsigned)c->value;
+            p += n;
+            if (!*p++)
+                break;
+        }
+        *(unsigned *)field(dest, o->off) = mask;
+        return 0;
+    }
     case OPT_T_REFUSE:
         return err_set(ERR_USAGE, NULL, "%s: %s", name, o->help);
     default:

@@ -431,6 +431,47 @@ static void test_step_lists(void **state)
     }
 }
 
+/* OPT_FLAGS: comma-separated words of a table, OR'ed; --help lists them. */
+typedef struct {
+    unsigned gate;
+} fcli;
+
+static void test_flags(void **state)
+{
+    static const opt_choice kinds[] = {{"warning", 1, NULL}, {"red", 2, NULL}, {"any", 5, NULL},
+                                       {"old", 8, "not any more"}, {NULL, 0, NULL}};
+    static const opt ft[] = {OPT_FLAGS("--fail-on", fcli, gate, kinds, "KINDS", "gate"), OPT_END()};
+    static const opts_spec fs = {.opts = ft};
+    fcli f = {0};
+    char *a1[] = {"c", "--fail-on", "warning,red", NULL};
+    assert_int_equal(opts_parse(&fs, 3, a1, &f, OPTS_NO_REPORT, NULL), OPTS_RUN);
+    assert_int_equal(f.gate, 3);
+    char *a2[] = {"c", "--fail-on=any", NULL};
+    assert_int_equal(opts_parse(&fs, 2, a2, &f, OPTS_NO_REPORT, NULL), OPTS_RUN);
+    assert_int_equal(f.gate, 5);
+    static const struct {
+        const char *arg, *msg;
+    } bad[] = {
+        {"--fail-on=blue", "--fail-on takes warning, red or any, comma-separated, not 'blue'"},
+        {"--fail-on=red,", "--fail-on takes warning, red or any, comma-separated, not ''"},
+        {"--fail-on=old", "--fail-on old: not any more"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *a[] = {"c", (char *)bad[i].arg, NULL};
+        err_clear();
+        assert_int_equal(opts_parse(&fs, 2, a, &f, OPTS_NO_REPORT, NULL), OPTS_USAGE_ERROR);
+        assert_string_equal(err_message(), bad[i].msg);
+    }
+    err_clear();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    opts_help(&fs, out);
+    fclose(out);
+    assert_non_null(strstr(buf, "gate (KINDS: warning, red or any, comma-separated)"));
+    free(buf);
+}
+
 /* OPT_LIST: argparse's nargs '*' and 2. */
 typedef struct {
     opt_list d, c;
@@ -510,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_rank_lists),
         cmocka_unit_test(test_step_lists),
         cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
