@@ -218,10 +218,14 @@ typedef struct {
     compare_result *results;
 } run_state;
 
+/* One rank pair; its line as soon as it is done, not after the slowest. */
 static int run_one(void *arg, size_t i)
 {
     run_state *s = arg;
-    return compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
+    int rc = compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
+    if (rc == 0)
+        summary_line(&s->jobs->v[i], &s->results[i], !s->opts->first_diff);
+    return rc;
 }
 
 /* Everything the options turn into before anything runs. */
@@ -366,12 +370,10 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     if (failed)
         status = err_report();
     int gate = 0;
-    for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++) {
-        summary_line(&jobs.v[i], &s.results[i]);
+    for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++)
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
-    }
     if (status == EXIT_OK)
-        summary_total(s.results, jobs.n);
+        summary_total(s.results, jobs.n, !o.diff_analyze);
     if (o.diff_analyze && status == EXIT_OK)
         status = diff_analyze_jobs(&jobs, s.results, outputs);
     if (status == EXIT_OK && gate)

@@ -40,7 +40,7 @@ int gate_fails(unsigned mask, const compare_result *r)
            ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow);
 }
 
-void summary_line(const compare_job *job, const compare_result *r)
+void summary_line(const compare_job *job, const compare_result *r, int highlighted)
 {
     if (!r->result_path)
         return;
@@ -48,12 +48,16 @@ void summary_line(const compare_job *job, const compare_result *r)
     char unreadable[48] = "";
     if (r->unreadable)
         snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", r->unreadable);
-    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
+    /* -da highlights nothing: no counts that say so */
+    char hl[64] = "";
+    if (highlighted)
+        snprintf(hl, sizeof hl, ", highlighted %zu red %zu yellow", r->red, r->yellow);
+    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s%s -> %s",
              job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
-             unreadable, r->red, r->yellow, r->result_path);
+             unreadable, hl, r->result_path);
 }
 
-void summary_total(const compare_result *rs, size_t n)
+void summary_total(const compare_result *rs, size_t n, int highlighted)
 {
     size_t results = 0, rows = 0, matched = 0, unmatched = 0, fail = 0, red = 0, yellow = 0, unread = 0;
     for (size_t i = 0; i < n; i++) {
@@ -71,9 +75,12 @@ void summary_total(const compare_result *rs, size_t n)
     char unreadable[48] = "";
     if (unread)
         snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", unread);
+    char hl[64] = "";
+    if (highlighted)
+        snprintf(hl, sizeof hl, ", highlighted %zu red %zu yellow", red, yellow);
     if (results > 1)
-        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing%s, highlighted %zu red %zu yellow",
-                 results, rows, matched, unmatched, fail, unreadable, red, yellow);
+        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing%s%s", results, rows, matched,
+                 unmatched, fail, unreadable, hl);
 }
 
 static void json_counts(strbuf *sb, const compare_result *r)

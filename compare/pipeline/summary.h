@@ -15,8 +15,10 @@ enum {
 /* Does this result have rows of a kind in mask? */
 int gate_fails(unsigned mask, const compare_result *r);
 
-void summary_line(const compare_job *job, const compare_result *r);
-void summary_total(const compare_result *rs, size_t n);
+/* The line of one result (its highlighted rows counted unless the run
+ * highlights nothing: -da), and the total of several. */
+void summary_line(const compare_job *job, const compare_result *r, int highlighted);
+void summary_total(const compare_result *rs, size_t n, int highlighted);
 int summary_write_json(const char *path, const compare_job *jobs, const compare_result *rs, size_t n, unsigned mask,
                        int exit_status);
 

@@ -20,3 +20,7 @@ printf 'old\n' > "$N/trend/monitor_data.trend.db"
 printf 'old\n' > "$N/tbout/rank0/actv/events.out.tfevents.1.old"
 # a .vis of ours for graph view
 "$BIN" graph -q -tp "$F/graph/n/rank" -o "$N/vis" && cp "$N"/vis/build_*.vis "$N/model.vis"
+# make demo twice into one directory: how many files the second run lists
+printf '#!/bin/sh\nout=$1\nDEMO_OUT="$out" sh "%s/tests/demo.sh" "%s" > /dev/null || exit 1\nDEMO_OUT="$out" sh "%s/tests/demo.sh" "%s" > "$out.log" || exit 1\necho "second run lists $(sed -n "/^this run.s results/,/^$/p" "$out.log" | grep -c "^-") files"\n' \
+    "$top" "$(dirname "$BIN")" "$top" "$(dirname "$BIN")" > "$W/demo-twice"
+chmod +x "$W/demo-twice"
