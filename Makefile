@@ -6,7 +6,8 @@
 #   make demo       build and compare the example dumps of testdata/
 #   make bench      generate big dumps and time compare on them
 #   make fuzz       every reader under libFuzzer (clang), FUZZ_SECONDS each
-#   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
+#   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages, completion
+#   make uninstall  the same PREFIX: remove them
 #
 # Dependencies (Debian): gcc make pkg-config zlib1g-dev libxlsxwriter-dev
 # libyaml-dev libsqlite3-dev libcmocka-dev (tests); see deps.sh.
@@ -74,7 +75,7 @@ else
   FUZZ_LINK :=
 endif
 
-.PHONY: all test test-plain test-asan test-fuzz check check-aarch64 demo bench install clean units tools fuzzers fuzz
+.PHONY: all test test-plain test-asan test-fuzz check check-aarch64 demo bench install uninstall clean units tools fuzzers fuzz
 
 all: $(BIN)
 
@@ -178,12 +179,27 @@ test-fuzz:
 	    echo "== make fuzz skipped: no clang on this machine (deps.sh installs it)"; \
 	fi
 
+# The binary, a msprobe-<name> link per command name and alias, the man
+# pages and the completion scripts (bash-completion loads one per command
+# name, so the links get one each); tests/cli/install_check.sh installs into
+# a DESTDIR and checks what landed.
+BASHCOMP := $(PREFIX)/share/bash-completion/completions
+ZSHCOMP  := $(PREFIX)/share/zsh/site-functions
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(BASHCOMP) $(DESTDIR)$(ZSHCOMP)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/msprobe
 	for s in $$($(BIN) --list-commands); do \
-	    ln -sf msprobe $(DESTDIR)$(PREFIX)/bin/msprobe-$$s; done
+	    ln -sf msprobe $(DESTDIR)$(PREFIX)/bin/msprobe-$$s; \
+	    ln -sf msprobe $(DESTDIR)$(BASHCOMP)/msprobe-$$s; done
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(BIN) completion bash > $(DESTDIR)$(BASHCOMP)/msprobe
+	$(BIN) completion zsh > $(DESTDIR)$(ZSHCOMP)/_msprobe
+
+uninstall:
+	for s in $$($(DESTDIR)$(PREFIX)/bin/msprobe --list-commands 2>/dev/null); do \
+	    rm -f $(DESTDIR)$(PREFIX)/bin/msprobe-$$s $(DESTDIR)$(BASHCOMP)/msprobe-$$s; done
+	rm -f $(DESTDIR)$(PREFIX)/bin/msprobe $(DESTDIR)$(BASHCOMP)/msprobe $(DESTDIR)$(ZSHCOMP)/_msprobe
+	cd man && for p in *.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$p; done
 
 clean:
 	rm -rf build build-asan build-fuzz build-aarch64 build-aarch64.log

@@ -24,3 +24,6 @@ printf 'old\n' > "$N/tbout/rank0/actv/events.out.tfevents.1.old"
 printf '#!/bin/sh\nout=$1\nDEMO_OUT="$out" sh "%s/tests/demo.sh" "%s" > /dev/null || exit 1\nDEMO_OUT="$out" sh "%s/tests/demo.sh" "%s" > "$out.log" || exit 1\necho "second run lists $(sed -n "/^this run.s results/,/^$/p" "$out.log" | grep -c "^-") files"\n' \
     "$top" "$(dirname "$BIN")" "$top" "$(dirname "$BIN")" > "$W/demo-twice"
 chmod +x "$W/demo-twice"
+# make install into a temporary DESTDIR (tests/cli/install_check.sh)
+printf '#!/bin/sh\nexec sh "%s/tests/cli/install_check.sh" "%s"\n' "$top" "$BUILD" > "$W/install-check"
+chmod +x "$W/install-check"
