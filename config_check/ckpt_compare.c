@@ -485,11 +485,7 @@ int cc_compare_ckpt(const cc_opts *given, const char *ckpt1, const char *ckpt2)
     out_run *run = out_run_new();
     char *out = out_named(run, given->out, name, OUT_REFUSES, given->force);
     if (!out) {
-        err_record e;
-        err_take(&e);
-        out_run_rollback(run);
-        out_run_free(run);
-        err_restore(&e);
+        out_run_abandon(run);
         return -1;
     }
     cc_opts opts = *given;

@@ -98,11 +98,7 @@ int cc_compare_packs(const cc_opts *o, const char *bench_path, const char *cmp_p
         ready = 0;
     }
     if (!ready) {
-        err_record e;
-        err_take(&e);
-        out_run_rollback(run);
-        out_run_free(run);
-        err_restore(&e);
+        out_run_abandon(run);
         return -1;
     }
     arena a;

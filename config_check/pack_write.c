@@ -378,11 +378,7 @@ int cc_pack(const cc_opts *given, char **files, int nfiles)
     if (!out || !path_has_suffix(out, ".zip")) {
         if (out)
             err_set(ERR_USAGE, out, "output zip path must be a string and ends with '.zip'");
-        err_record e;
-        err_take(&e);
-        out_run_rollback(run);
-        out_run_free(run);
-        err_restore(&e);
+        out_run_abandon(run);
         free(out);
         return -1;
     }
@@ -401,8 +397,7 @@ int cc_pack(const cc_opts *given, char **files, int nfiles)
             const char *dot = strrchr(files[i], '.'), *slash = strrchr(files[i], '/');
             free(kind);
             free(out);
-            out_run_rollback(run);
-            out_run_free(run);
+            out_run_abandon(run);
             return err_set(ERR_USAGE, files[i], "Invalid parser type: '%s' (launch scripts end in .sh, yaml files "
                                                 "in .yaml or .yml)", dot && (!slash || dot > slash) ? dot : "");
         }

@@ -320,6 +320,12 @@ int out_run_replace(out_run *r, char *tmp, const char *final, const char *what)
     return 0;
 }
 
+void out_run_abandon(out_run *r)
+{
+    out_run_rollback(r);
+    out_run_free(r);
+}
+
 void out_run_rollback(out_run *r)
 {
     if (!r)

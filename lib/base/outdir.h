@@ -79,5 +79,8 @@ int out_run_replace(out_run *r, char *tmp, const char *final, const char *what);
 /* Remove the remembered files, then the remembered directories that are
  * empty, deepest first; forget them. */
 void out_run_rollback(out_run *r);
+/* A run that stops early: out_run_rollback(), then out_run_free(); the
+ * error recorded stays as it is. */
+void out_run_abandon(out_run *r);
 
 #endif
