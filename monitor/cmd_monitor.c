@@ -1,10 +1,13 @@
 /* `msprobe monitor summary`: what msprobe does not give — the first look at
- * a training monitor's output before opening TensorBoard: for each data
- * type, the parameters and activations whose norm, max or NaN count changed
- * most between two step ranges (or from the first step to the last), every
- * rank side by side. */
+ * a training monitor's output before opening TensorBoard: every series that
+ * held NaN or Inf at some step and the largest jumps from one step to the
+ * next (monitor/summary/events.c), then, for each data type, the parameters
+ * and activations whose norm, max or NaN count changed most between two
+ * step ranges (or from the first step to the last), every rank side by
+ * side. */
 #include "monitor/commands.h"
 #include "monitor/convert/convert.h"
+#include "monitor/summary/events.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -14,6 +17,7 @@
 #include "base/strmap.h"
 #include "py/numfmt.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +34,7 @@ typedef struct {
 } cli;
 
 static const opt options[] = {
-    OPT_CHOICE("ACTION", cli, action, actions, "summary: the biggest changes, per data type", .flags = OPT_REQUIRED),
+    OPT_CHOICE("ACTION", cli, action, actions, "summary: NaN or Inf, jumps and the biggest changes", .flags = OPT_REQUIRED),
     OPT_STRING("-m --monitor_path | --monitor-path", cli, c.monitor_dir, "MONITOR_DIR",
                "the monitor's output directory: one {time}-rank{R}-{id} directory per rank",
                .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
@@ -40,7 +44,8 @@ static const opt options[] = {
     OPT_STRING("--types | --data_type_list", cli, c.types, "LIST",
                "data types, comma-separated: actv, actv_grad, exp_avg, exp_avg_sq, grad_unreduced, grad_reduced, "
                "param_origin, param_updated, other (default: all)"),
-    OPT_INT("-n --top", cli, top, "N", 1, 1000000, "show the N biggest changes per data type", .def = "10"),
+    OPT_INT("-n --top", cli, top, "N", 1, 1000000, "show the first N jumps and the N biggest changes per data type",
+            .def = "10"),
     OPT_STRING("--time-start | --time_start", cli, c.time_start, "STAMP",
                "only run directories whose time stamp is this one or later, e.g. Dec03_21-34-40"),
     OPT_STRING("--time-end | --time_end", cli, c.time_end, "STAMP",
@@ -51,9 +56,14 @@ static const opt options[] = {
 
 static const opts_spec spec = {
     .usage = "summary -m MONITOR_DIR [--steps LIST [--vs LIST]] [--types LIST] [-n N]",
-    .about = "A first look at the csv output of msprobe's training monitor: for each data type, the series "
-             "(vp{vpp_stage}:{name}[:micro{micro_step}]) whose norm, max or NaN count changed most, with every "
-             "rank's change side by side. Without --steps the first step of each series is compared with its "
+    .about = "A first look at the csv output of msprobe's training monitor, in three tables. First every series "
+             "(vp{vpp_stage}:{name}[:micro{micro_step}]) that held NaN or Inf at any step (a norm, max, min or "
+             "mean not finite, or NaNs counted), by the first step and rank it did, with its stats then and how "
+             "many steps and ranks did. Then the jumps from one step to the next: each norm and max against the "
+             "median of the 8 values before it (once 3 are known), either way; the series whose largest jump is a "
+             "factor of 10 or more (x927, x0.02), by step, the first N (without any, the largest there is). "
+             "Then, for each data type, the series whose norm, max or NaN count changed most, with every rank's "
+             "change side by side. Without --steps the first step of each series is compared with its "
              "last; with --steps alone, the first and last step of that range; with --steps A --vs B, the mean "
              "over A with the mean over B. Changes are growth factors (x12.5) for norm and max and differences "
              "(+16) for the NaN count; a value that turned NaN or infinite, or NaNs that appeared, rank first.",
@@ -62,12 +72,15 @@ static const opts_spec spec = {
 };
 
 const command monitor_command = {
-    "monitor", NULL, "summary of a training monitor's output: the biggest changes per data type", &spec, cmd_monitor,
+    "monitor", NULL, "summary of a training monitor's output: NaN or Inf, jumps, biggest changes", &spec, cmd_monitor,
 };
 
-/* The stats looked at, as columns of the csv files. */
-static const char *const STATS[] = {"norm", "max", "nans"};
-enum { NSTATS = 3, NANS = 2 };
+/* The stats looked at, as columns of the csv files: the first NSTATS are
+ * compared between the ends, all of them watched for NaN and Inf (the
+ * trackers' index of each in EV_OF). */
+static const char *const STATS[] = {"norm", "max", "nans", "min", "mean"};
+enum { NSTATS = 3, NANS = 2, NREAD = 5 };
+static const int EV_OF[NREAD] = {EV_NORM, EV_MAX, EV_NANS, EV_MIN, EV_MEAN};
 
 typedef struct {
     double a_sum, b_sum;
@@ -77,11 +90,7 @@ typedef struct {
     int seen;
 } acc;
 
-typedef struct {
-    int type;
-    char *key;          /* "{type}|{label}", the index's key */
-    const char *label;  /* vp0:name[:micro1] */
-} series;
+typedef mon_series series;
 
 typedef struct {
     const conv_plan *p;
@@ -94,6 +103,9 @@ typedef struct {
     acc *data;          /* [series][rank][stat] */
     size_t data_cap;    /* in series */
     strbuf key;
+    ev_tracker events;  /* NaN/Inf and jumps */
+    long long min_step, max_step;
+    int any_step;
 } summary;
 
 static size_t rank_slot(const summary *sm, const monitor_run *run) { return (size_t)(run - sm->p->runs.v); }
@@ -121,11 +133,63 @@ static size_t series_of(summary *sm, int type, const mcsv_series *se, int has_mi
     return sm->ns++;
 }
 
+/* A row of a file, for taking them series by series in step order. */
+typedef struct {
+    uint32_t series;
+    long long step;
+    size_t row;
+} row_ref;
+
+static int by_series_step(const void *p, const void *q)
+{
+    const row_ref *x = p, *y = q;
+    if (x->series != y->series)
+        return x->series < y->series ? -1 : 1;
+    return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* The trackers of events.h take a series' rows in step order. msprobe
+ * writes a file step by step, every series of a step together, so a file's
+ * rows already are in that order for each series; a file that is not (made
+ * by other means) is taken sorted by series, then step. */
+static void track_events(summary *sm, const conv_rows *rows, const int *col, const size_t *sid, size_t rank)
+{
+    long long *last = xmalloc_array(rows->nseries ? rows->nseries : 1, sizeof *last);
+    int ordered = 1;
+    for (size_t i = 0; i < rows->nseries; i++)
+        last[i] = LLONG_MIN;
+    for (size_t r = 0; r < rows->nrows && ordered; r++) {
+        ordered = rows->row_step[r] > last[rows->row_series[r]];
+        last[rows->row_series[r]] = rows->row_step[r];
+    }
+    free(last);
+    row_ref *order = NULL;
+    if (!ordered) {
+        order = xmalloc_array(rows->nrows, sizeof *order);
+        for (size_t r = 0; r < rows->nrows; r++)
+            order[r] = (row_ref){rows->row_series[r], rows->row_step[r], r};
+        qsort(order, rows->nrows, sizeof *order, by_series_step);
+    }
+    size_t nv = rows->h.nfile_ops;
+    for (size_t k = 0; k < rows->nrows; k++) {
+        size_t r = order ? order[k].row : k;
+        double v[EV_NSTATS] = {0};
+        unsigned present = 0;
+        for (int i = 0; i < NREAD; i++)
+            if (col[i] >= 0) {
+                v[EV_OF[i]] = rows->values[r * nv + (size_t)col[i]];
+                present |= 1u << EV_OF[i];
+            }
+        ev_row(&sm->events, sid[rows->row_series[r]], rank, rows->row_step[r], v, present);
+    }
+    free(order);
+}
+
 static int consume(void *ctx, const conv_task *t, const monitor_file *f, conv_rows *rows, int skipped, uint64_t b)
 {
     summary *sm = ctx;
-    int col[NSTATS];
-    for (int i = 0; i < NSTATS; i++) {
+    int col[NREAD];
+    for (int i = 0; i < NREAD; i++) {
         col[i] = -1;
         for (size_t k = 0; k < rows->h.nfile_ops; k++)
             if ((int)rows->h.file_ops[k] == i)
@@ -135,8 +199,14 @@ static int consume(void *ctx, const conv_task *t, const monitor_file *f, conv_ro
     size_t *sid = xmalloc_array(rows->nseries ? rows->nseries : 1, sizeof *sid);
     for (size_t s = 0; s < rows->nseries; s++)
         sid[s] = series_of(sm, t->type, &rows->series[s], rows->h.has_micro);
+    track_events(sm, rows, col, sid, rank);
     for (size_t r = 0; r < rows->nrows; r++) {
         long long step = rows->row_step[r];
+        if (!sm->any_step || step < sm->min_step)
+            sm->min_step = step;
+        if (!sm->any_step || step > sm->max_step)
+            sm->max_step = step;
+        sm->any_step = 1;
         acc *a = sm->data + (sid[rows->row_series[r]] * sm->nranks + rank) * NSTATS;
         for (int i = 0; i < NSTATS; i++, a++) {
             if (col[i] < 0)
@@ -219,7 +289,8 @@ static void change_text(int stat, double x, double y, char *buf, size_t cap)
 {
     char a[24], b[24];
     if (stat == NANS && isfinite(x) && isfinite(y)) {
-        snprintf(buf, cap, "%+.0f", y - x);
+        /* counts, or their means over --steps and --vs (+0.4, not +0) */
+        snprintf(buf, cap, "%+.3g", y - x);
         return;
     }
     if (isfinite(x) && isfinite(y) && x != 0) {
@@ -359,16 +430,18 @@ int cmd_monitor(int argc, char **argv, const global_opts *g)
     sm.p = &p;
     sm.nranks = p.runs.n;
     strmap_init(&sm.index, 1024);
-    if (conv_read_ordered(&o.c, &p, STATS, NSTATS, NULL, consume, &sm) != 0) {
+    ev_init(&sm.events, sm.nranks);
+    if (conv_read_ordered(&o.c, &p, STATS, NREAD, NULL, consume, &sm) != 0) {
         status = err_report();
     } else {
+        printf("%s: %zu rank%s, %zu csv files, steps %lld-%lld\n", o.c.monitor_dir, sm.nranks,
+               sm.nranks == 1 ? "" : "s", p.nfiles, sm.min_step, sm.max_step);
+        ev_print(&sm.events, sm.s, sm.ns, &p.runs, o.top);
         if (sm.ranges)
-            printf("%s: mean of steps %s vs mean of steps %s, %zu rank%s, %zu csv files\n", o.c.monitor_dir, first, o.vs,
-                   sm.nranks, sm.nranks == 1 ? "" : "s", p.nfiles);
+            printf("\nmean of steps %s vs mean of steps %s, the %d biggest changes per data type\n", first, o.vs, o.top);
         else
-            printf("%s: first step vs last step of each series%s%s, %zu rank%s, %zu csv files\n", o.c.monitor_dir,
-                   o.c.steps ? " in steps " : "", o.c.steps ? o.c.steps : "", sm.nranks, sm.nranks == 1 ? "" : "s",
-                   p.nfiles);
+            printf("\nfirst step vs last step of each series%s%s, the %d biggest changes per data type\n",
+                   o.c.steps ? " in steps " : "", o.c.steps ? o.c.steps : "", o.top);
         for (int t = 0; t < MT_COUNT; t++)
             print_type(&sm, t, o.top);
     }
@@ -378,6 +451,7 @@ int cmd_monitor(int argc, char **argv, const global_opts *g)
     free(sm.s);
     free(sm.data);
     sb_free(&sm.key);
+    ev_free(&sm.events);
     conv_plan_free(&p);
 out:
     numlist_free(&sm.a);

@@ -4,11 +4,16 @@
 websocket, nothing but the standard library), and uses them as a person
 would: expands a module by its triangle, searches a name, clicks a matched
 node and checks that the other run's tree follows to its counterpart and the
-details show its inputs. Any console error or uncaught exception fails the
-test. Prints how long the page took to open; can save a screenshot.
+details show its inputs. With --layout (a compare page), the page's layout
+and colour cues: the two panes keep half the window each whatever is
+selected, the legend entries are toggle buttons, a closed module holding
+nodes in the legend's yellow or red is ringed and carries their count, a
+collection is filled by its index like any node. Any console error or
+uncaught exception fails the test. Prints how long the page took to open;
+can save a screenshot.
 
 usage: browser_graph.py CHROMIUM PAGE [--expect-open-s S] [--screenshot PNG]
-                        [--steps compare|build|time]
+                        [--search NAME] [--window WxH] [--layout] [--only-open]
 """
 import argparse
 import base64
@@ -218,6 +223,170 @@ STEPS = r'''
 '''
 
 
+# The layout and colour cues of a compare page, each check on its own (one
+# failing does not hide the others), against the rule read from the .vis
+# itself: the legend's first range passes, the others (yellows, red) are
+# the ones to look at; a node's colour is the first range holding its index.
+LAYOUT = r"""
+(async () => {
+  const G = window.msprobeGraph, out = [];
+  const tick = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+  const click = (e) => e.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  const npu = G.panes[0], bench = G.panes[1];
+  if (!bench) return ['FAIL layout: not a compare page'];
+  const vis = JSON.parse(document.getElementById('msprobe-vis').textContent);
+  const ranges = Object.keys(vis.Colors).filter((h) => vis.Colors[h].value.length === 2);
+  const colourOf = (n) => {
+    const v = parseFloat((n.data || {}).precision_index);
+    if (!(n.matched_node_link || []).length || isNaN(v)) return null;
+    return ranges.find((h) => {
+      const [lo, hi] = vis.Colors[h].value;
+      return (lo <= v && v < hi) || (hi === 1 && v === 1) || (lo === 0 && v === 0);
+    }) || null;
+  };
+  const alarm = ranges.slice(1), red = ranges[ranges.length - 1];
+  const rgb = (hex) => {
+    const d = document.createElement('div');
+    d.style.color = hex;
+    document.body.appendChild(d);
+    const c = getComputedStyle(d).color;
+    d.remove();
+    return c;
+  };
+  const rowOf = (pane, id) => [...pane.sizer.querySelectorAll('.row')].find((r) => r.dataset.id === id);
+  const show = async (pane, id) => { pane.reveal(id); pane.refresh(); pane.scrollTo(id); pane.draw(); await tick(); return rowOf(pane, id); };
+  const depth = (g, id) => { let d = 0; for (let c = id; c && g.nodes[c] && d < 1e5; c = g.nodes[c].upnode) d++; return d; };
+  const legendItem = (hex) => [...document.querySelectorAll('#legend .item')].find((e) =>
+    e.dataset.hex === hex || (e.querySelector('.swatch') && getComputedStyle(e.querySelector('.swatch')).backgroundColor === rgb(hex)));
+  const check = async (name, fn) => {
+    try { out.push('ok   ' + name + ': ' + (await fn())); } catch (e) { out.push('FAIL ' + name + ': ' + e.message); }
+  };
+  const fail = (m) => { throw new Error(m); };
+  /* the panes keep their half: after the deepest node is selected, with the red filter on and off */
+  const halves = async (what) => {
+    const W = document.documentElement.clientWidth, widths = G.panes.map((p) => Math.round(p.box.getBoundingClientRect().width));
+    const right = Math.round(bench.box.getBoundingClientRect().right);
+    const page = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+    if (widths.some((w) => Math.abs(w - W / 2) > 2)) fail(what + ': pane widths ' + widths.join(', ') + ' px in a ' + W + ' px window');
+    if (right > W || page > W) fail(what + ': the Bench pane ends at ' + right + ' px, the page is ' + page + ' px wide, the window ' + W);
+    const full = [];
+    for (let c = npu.selected; c && npu.g.nodes[c]; c = npu.g.nodes[c].upnode) full.unshift(c);
+    if (npu.crumbs.title !== full.join(' \u203a ')) fail(what + ': the breadcrumb has no title with the full path');
+    return what + ' -> panes ' + widths.join(' + ') + ' px of ' + W;
+  };
+  const deepest = (ids) => ids.reduce((a, b) => (depth(npu.g, b) > depth(npu.g, a) ? b : a));
+  const reds = npu.g.ids.filter((id) => colourOf(npu.g.nodes[id]) === red);
+  await check('panes keep their half (red filter)', async () => {
+    if (!reds.length) fail('no node in the red range ' + red);
+    const item = legendItem(red);
+    if (!item) fail('no legend entry for ' + red);
+    click(item);
+    await tick();
+    try {
+      const id = deepest(reds), row = await show(npu, id);
+      if (!row) fail('no row for ' + id);
+      click(row.querySelector('.node'));
+      await tick();
+      return await halves('selected ' + id + ' (depth ' + depth(npu.g, id) + ')');
+    } finally {
+      click(legendItem(red));
+      await tick();
+    }
+  });
+  await check('panes keep their half (deepest node)', async () => {
+    const id = deepest(npu.g.ids.filter((k) => (npu.g.nodes[k].matched_node_link || []).length)), row = await show(npu, id);
+    click(row.querySelector('.node'));
+    await tick();
+    return halves('selected ' + id + ' (depth ' + depth(npu.g, id) + ')');
+  });
+  /* the legend entries are toggles: pressed state in aria and in sight, filter on, then off */
+  await check('legend entries toggle', async () => {
+    const items = [...document.querySelectorAll('#legend .item')];
+    if (!items.length) fail('no legend entries');
+    const bad = items.filter((e) => e.tagName !== 'BUTTON' || e.getAttribute('aria-pressed') !== 'false');
+    if (bad.length) fail(bad.length + ' of ' + items.length + ' entries are not toggle buttons (aria-pressed="false")');
+    npu.expanded = new Set([npu.g.root]);
+    npu.refresh();
+    const rowsBefore = npu.rows.length, look = (e) => { const s = getComputedStyle(e); return s.backgroundColor + s.borderColor + s.boxShadow; };
+    const offLook = look(legendItem(red));
+    click(legendItem(red));
+    await tick();
+    const on = legendItem(red);
+    if (on.getAttribute('aria-pressed') !== 'true') fail('pressed, the red entry has aria-pressed ' + on.getAttribute('aria-pressed'));
+    if (look(on) === offLook) fail('pressed and released look the same');
+    const shown = npu.rows.filter((r) => !r.kids && npu.g.nodes[r.id]).map((r) => r.id);
+    const wrong = shown.filter((id) => colourOf(npu.g.nodes[id]) !== red);
+    if (!shown.length || wrong.length) fail('filtered: ' + shown.length + ' leaves shown, ' + wrong.length + ' not red (' + wrong.slice(0, 2) + ')');
+    click(legendItem(red));
+    await tick();
+    const off = legendItem(red);
+    if (off.getAttribute('aria-pressed') !== 'false') fail('released, aria-pressed ' + off.getAttribute('aria-pressed'));
+    npu.expanded = new Set([npu.g.root]);
+    npu.refresh();
+    if (npu.rows.length !== rowsBefore) fail('released: ' + npu.rows.length + ' rows, not the ' + rowsBefore + ' before');
+    return 'red on: ' + shown.length + ' red leaves shown; off: ' + rowsBefore + ' rows again';
+  });
+  /* a closed module holding yellow or red nodes: ringed, with their count */
+  const below = (id) => {
+    const n = [], stack = [...(npu.g.nodes[id].subnodes || [])];
+    while (stack.length) { const k = stack.pop(); if (!npu.g.nodes[k]) continue; n.push(k); stack.push(...(npu.g.nodes[k].subnodes || [])); }
+    return n;
+  };
+  const modules = (id) => (npu.g.nodes[id].subnodes || []).filter((k) => npu.g.nodes[k] && (npu.g.nodes[k].subnodes || []).length);
+  const holds = (id) => below(id).some((k) => alarm.includes(colourOf(npu.g.nodes[k])));
+  const tops = modules(npu.g.root);
+  await check('closed module marker', async () => {
+    const flagged = tops.find(holds), plain = tops.find((id) => !holds(id));
+    if (!flagged) fail('no top module holds a node outside the first range');
+    const inside = below(flagged).map((k) => colourOf(npu.g.nodes[k])).filter((c) => alarm.includes(c));
+    const worst = alarm.filter((c) => inside.includes(c)).pop();
+    npu.expanded = new Set([npu.g.root]);
+    npu.refresh();
+    await tick();
+    const row = rowOf(npu, flagged), mk = row && row.querySelector('.marker');
+    if (!mk) fail(flagged + ' (closed, ' + inside.length + ' nodes to look at inside) has no marker');
+    if (mk.textContent.trim() !== String(inside.length)) fail('marker of ' + flagged + ' says ' + mk.textContent + ', not ' + inside.length);
+    if (getComputedStyle(mk).backgroundColor !== rgb(worst)) fail('marker of ' + flagged + ' is ' + getComputedStyle(mk).backgroundColor + ', not the worst colour ' + worst);
+    if (getComputedStyle(row.querySelector('.node')).boxShadow.indexOf(rgb(worst)) < 0) fail(flagged + ' is not ringed in ' + worst);
+    if (plain && rowOf(npu, plain) && rowOf(npu, plain).querySelector('.marker')) fail(plain + ' holds nothing to look at but has a marker');
+    click(row.querySelector('.tog'));
+    await tick();
+    if (rowOf(npu, flagged).querySelector('.marker')) fail('opened, ' + flagged + ' still has its marker');
+    return flagged + ': ' + inside.length + ' (' + worst + '), gone when opened' + (plain ? '; ' + plain + ': none' : '');
+  });
+  /* a collection is filled by its index like every node */
+  await check('collection colour', async () => {
+    const cols = npu.g.ids.filter((id) => npu.g.nodes[id].node_type === 9 && colourOf(npu.g.nodes[id]));
+    if (!cols.length) fail('no collection with an index');
+    const seen = [];
+    for (const id of cols) {
+      const row = await show(npu, id), want = colourOf(npu.g.nodes[id]);
+      const got = getComputedStyle(row.querySelector('.node')).backgroundColor;
+      if (got !== rgb(want)) fail(id + ' (index ' + npu.g.nodes[id].data.precision_index + ') is filled ' + got + ', not ' + want);
+      seen.push(id + ' ' + want);
+    }
+    return seen.join(', ');
+  });
+  /* the picture: the first top module holding yellow or red open, its first
+   * such module (closed, with its marker) selected */
+  const box = document.getElementById('search');
+  box.value = '';
+  box.dispatchEvent(new Event('input', { bubbles: true }));
+  npu.expanded = new Set([npu.g.root]);
+  bench.expanded = new Set([bench.g.root]);
+  const top = tops.find(holds), sub = top && modules(top).find(holds);
+  if (sub) {
+    npu.expanded.add(top);
+    npu.select(sub, true);
+    npu.tree.scrollTop = bench.tree.scrollTop = 0;
+    G.panes.forEach((p) => p.draw());
+    await tick();
+  }
+  return out;
+})()
+"""
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('chromium')
@@ -226,11 +395,14 @@ def main():
     ap.add_argument('--screenshot')
     ap.add_argument('--search', default='conv2d')
     ap.add_argument('--only-open', action='store_true')
+    ap.add_argument('--window', default='1600x1000')
+    ap.add_argument('--layout', action='store_true')
     a = ap.parse_args()
+    width, height = (int(x) for x in a.window.split('x'))
     b = Browser(a.chromium)
     status = 0
     try:
-        secs = b.open('file://' + os.path.abspath(a.page), 1600, 1000)
+        secs = b.open('file://' + os.path.abspath(a.page), width, height)
         nodes = b.eval('Object.keys(window.msprobeGraph.panes[0].g.nodes).length')
         print(f'opened {os.path.basename(a.page)} ({os.path.getsize(a.page) / 1e6:.1f} MB, {nodes} nodes) '
               f'in {secs:.2f} s')
@@ -240,6 +412,11 @@ def main():
         if not a.only_open:
             for line in b.eval(STEPS.replace('SEARCH', json.dumps(a.search))):
                 print('  ' + line)
+        if a.layout:
+            for line in b.eval(LAYOUT):
+                print('  ' + line)
+                if line.startswith('FAIL'):
+                    status = 1
         if a.screenshot:
             shot = b.send('Page.captureScreenshot', {'format': 'png'})
             with open(a.screenshot, 'wb') as f:

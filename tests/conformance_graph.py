@@ -144,7 +144,7 @@ def main():
             if problems:
                 failed += 1
                 print(f'FAIL {case}/{run}: ' + '\n    '.join(problems))
-    print(f'graph conformance: {checked - failed}/{checked} runs as msprobe')
+    print(f'graph conformance: {checked - failed}/{checked} runs as msprobe ({os.path.basename(os.path.normpath(corpus))})')
     return 1 if failed else 0
 
 

@@ -107,7 +107,7 @@ def main():
                 if problems:
                     failed += 1
                     print(f'FAIL {case}/{run}: ' + '\n    '.join(problems))
-    print(f'graph .vis.db conformance: {checked - failed}/{checked} runs as the newest msprobe')
+    print(f'graph .vis.db conformance: {checked - failed}/{checked} runs as the newest msprobe ({os.path.basename(os.path.normpath(corpus))})')
     return 1 if failed else 0
 
 

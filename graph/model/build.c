@@ -13,6 +13,10 @@
 #include <string.h>
 
 static const char NAME_OP[] = "node names parsed as modules";
+static const char EMPTY_CONSTRUCT[] = "dumps without model structure";
+/* msprobe's reason, in its words */
+static const char NO_STRUCTURE[] = "when dumping data, select level L0 or mix in order to collect model structure "
+                                   "data (the content of construct.json)";
 
 static int starts(const char *s, size_t n, const char *p)
 {
@@ -407,8 +411,43 @@ static int parse_counter(const char *s, size_t n, long *out)
     return 0;
 }
 
-/* §4.7 */
-static void add_params_grad(graph *g)
+/* The module path of a parameters_grad entry, or 0 when `name` is none.
+ * msprobe 8.1.0: a name ending ".parameters_grad", its path the name with
+ * every ".parameters_grad" removed. The newest msprobe (counted): also
+ * ".parameters_grad.N", N the call counter of the gradient hooks, its path
+ * what comes before; *suffix_at is where the suffix starts. */
+static int params_grad_path(const char *name, size_t n, int counted, strbuf *path, size_t *suffix_at)
+{
+    static const char SUF[] = ".parameters_grad";
+    const size_t sl = sizeof SUF - 1;
+    size_t at = n;
+    if (ends_with(name, n, SUF)) {
+        at = n - sl;
+    } else if (counted) {
+        const char *dot = memrchr(name, '.', n);
+        size_t d = dot ? (size_t)(dot - name) : 0;
+        int digits = dot && d + 1 < n;
+        for (size_t i = d + 1; digits && i < n; i++)
+            digits = name[i] >= '0' && name[i] <= '9';
+        if (digits && ends_with(name, d, SUF))
+            at = d - sl;
+    }
+    if (at == n)
+        return 0;
+    if (counted)
+        sb_reset(path), sb_add(path, name, at);
+    else
+        replace_all(path, name, n, SUF, "");
+    *suffix_at = at;
+    return 1;
+}
+
+/* §4.7: a node per parameters_grad entry that construct.json does not
+ * name, a child of its module's backward call with the largest counter
+ * (none without one). 8.1.0 takes one node per module, named
+ * "{path}.parameters_grad"; the newest msprobe one per entry, by its own
+ * name, in the dump's order (`counted`: the .vis.db follows it). */
+static void add_params_grad(graph *g, int counted)
 {
     const rankdata *rd = g->rd;
     static const char SUF[] = ".parameters_grad";
@@ -419,24 +458,44 @@ static void add_params_grad(graph *g)
     size_t *plen = NULL, np = 0, cap = 0, cap2 = 0;
     long *max = NULL;
     size_t cap3 = 0;
+    /* counted: the entries of each path, in dump order (first[k], next[e]) */
+    long *first = NULL, *last = NULL, *next = NULL;
+    size_t cap4 = 0, cap5 = 0;
+    if (counted)
+        next = xmalloc_array(rd->nentries + 1, sizeof *next);
     strbuf t = STRBUF_INIT;
     for (size_t e = 0; e < rd->nentries; e++) {
         const rank_entry *en = &rd->entries[e];
-        if (!ends_with(en->name, en->namelen, SUF) || graph_find(g, en->name, en->namelen) >= 0)
+        size_t at;
+        if (!params_grad_path(en->name, en->namelen, counted, &t, &at) ||
+            graph_find(g, en->name, en->namelen) >= 0)
             continue;
-        replace_all(&t, en->name, en->namelen, SUF, "");
-        int added;
-        char *p = arena_strndup(&g->mem, t.buf, t.len);
-        strmap_put(&prefixes, p, t.len, np, &added);
-        if (!added)
-            continue;
-        GROW(pre, cap, np + 1);
-        GROW(plen, cap2, np + 1);
-        GROW(max, cap3, np + 1);
-        pre[np] = p;
-        plen[np] = t.len;
-        max[np] = 0;
-        np++;
+        size_t *k = strmap_get(&prefixes, t.buf ? t.buf : "", t.len);
+        if (!k) {
+            int added;
+            char *p = arena_strndup(&g->mem, t.buf ? t.buf : "", t.len);
+            k = strmap_put(&prefixes, p, t.len, np, &added);
+            GROW(pre, cap, np + 1);
+            GROW(plen, cap2, np + 1);
+            GROW(max, cap3, np + 1);
+            pre[np] = p;
+            plen[np] = t.len;
+            max[np] = 0;
+            if (counted) {
+                GROW(first, cap4, np + 1);
+                GROW(last, cap5, np + 1);
+                first[np] = last[np] = -1;
+            }
+            np++;
+        }
+        if (counted) {
+            next[e] = -1;
+            if (last[*k] >= 0)
+                next[last[*k]] = (long)e;
+            else
+                first[*k] = (long)e;
+            last[*k] = (long)e;
+        }
     }
     if (np) {
         for (size_t i = 0; i < g->n; i++) {
@@ -444,15 +503,15 @@ static void add_params_grad(graph *g)
             /* parts[-2] == "backward" with more than two parts */
             const char *s = nd->id;
             size_t n = nd->idlen;
-            const char *last = memrchr(s, '.', n);
-            if (!last)
+            const char *lastdot = memrchr(s, '.', n);
+            if (!lastdot)
                 continue;
-            size_t l2 = (size_t)(last - s);
+            size_t l2 = (size_t)(lastdot - s);
             const char *second = memrchr(s, '.', l2);
-            if (!second || (size_t)(last - second - 1) != 8 || memcmp(second + 1, "backward", 8))
+            if (!second || (size_t)(lastdot - second - 1) != 8 || memcmp(second + 1, "backward", 8))
                 continue;
             long num;
-            if (parse_counter(last + 1, n - l2 - 1, &num) != 0)
+            if (parse_counter(lastdot + 1, n - l2 - 1, &num) != 0)
                 continue;
             const size_t *k = strmap_get(&prefixes, s, (size_t)(second - s));
             if (k && num > max[*k])
@@ -465,20 +524,27 @@ static void add_params_grad(graph *g)
             long b = graph_find(g, t.buf, t.len);
             if (b < 0)
                 continue;
-            sb_reset(&t);
-            sb_add(&t, pre[k], plen[k]);
-            sb_add(&t, SUF, sl);
-            if (graph_find(g, t.buf, t.len) >= 0)
-                continue;
-            long pg = add_node(g, t.buf, t.len, GOP_MODULE);
-            g->nodes[pg].entry = rank_entry_of(rd, t.buf, t.len);
-            add_child(g, b, pg);
+            for (long e = counted ? first[k] : 0; e >= 0; e = counted ? next[e] : -1) {
+                sb_reset(&t);
+                if (counted)
+                    sb_add(&t, rd->entries[e].name, rd->entries[e].namelen);
+                else
+                    sb_add(&t, pre[k], plen[k]), sb_add(&t, SUF, sl);
+                if (graph_find(g, t.buf, t.len) >= 0)
+                    continue;
+                long pg = add_node(g, t.buf, t.len, GOP_MODULE);
+                g->nodes[pg].entry = rank_entry_of(rd, t.buf, t.len);
+                add_child(g, b, pg);
+            }
         }
     }
     sb_free(&t);
     free(pre);
     free(plen);
     free(max);
+    free(first);
+    free(last);
+    free(next);
     strmap_free(&prefixes);
 }
 
@@ -487,9 +553,14 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     memset(g, 0, sizeof *g);
     arena_init(&g->mem, 1 << 16);
     strmap_init(&g->by_id, rd->construct.len + 16);
-    if (o->need_construct && rd->construct.len == 0)
-        return err_input(rd->construct_path, "is empty, failed to build graph: dump at level L0 or mix to record the "
-                                             "model's structure");
+    /* the newest msprobe refuses a dump without model structure (level
+     * L1); 8.1.0 draws its root alone, which the user is told */
+    if (rd->construct.len == 0) {
+        if (o->need_construct)
+            return err_input(rd->construct_path, "is empty, failed to build graph: %s", NO_STRUCTURE);
+        log_warn_as(EMPTY_CONSTRUCT, "%s: is empty, the graph holds its root alone: %s", rd->construct_path,
+                    NO_STRUCTURE);
+    }
     g->rd = rd;
     g->micro_steps = 1;
     add_node(g, GRAPH_ROOT, strlen(GRAPH_ROOT), GOP_MODULE);
@@ -527,7 +598,7 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     if (rc != 0)
         return -1;
     collect_apis(g);
-    add_params_grad(g);
+    add_params_grad(g, graph_newest_rules(o));
     return 0;
 }
 

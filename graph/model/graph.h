@@ -44,6 +44,12 @@ typedef struct {
     int profile;              /* MSPROBE_PROFILE */
 } graph_opts;
 
+/* The .vis.db is the newest msprobe's file, so its tree and matching are
+ * the newest msprobe's too: a node per counted parameters_grad entry, and
+ * nodes matched by name (and ancestors) whatever their items; the .vis
+ * keeps msprobe 8.1.0's. */
+static inline int graph_newest_rules(const graph_opts *o) { return o->format == GF_DB; }
+
 /* ---- the graph ------------------------------------------------------------- */
 
 enum gop { GOP_MODULE = 0, GOP_API = 1, GOP_COLLECTION = 9 };

@@ -44,7 +44,9 @@ static inline const dump_row *gitem_row(const gitems *it, const gitem *g) { retu
 
 /* The members of an item as the export writes them (§8.3), each
  * `"key": "value"` followed by '\n', then `cols` (the compare columns, in
- * the same form) unless the item collapses to {"value": "null"}. */
+ * the same form) unless the item collapses to {"value": "null"} or is a
+ * torch.ProcessGroup (type, group_ranks, group_id, data_name, nothing
+ * else). */
 enum { ITEM_MD5 = 1, ITEM_BATCH_P2P = 2 };
 void item_render(strbuf *sb, const gitems *it, const gitem *g, unsigned flags, const char *cols, size_t ncols);
 

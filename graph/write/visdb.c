@@ -250,6 +250,7 @@ typedef struct {
     char gid[128];            /* graph_id: {source}_{step}_{rank} */
     char *tensor_dir;         /* dump_data_dir when the dump was moved, else NULL */
     strmap stacks;            /* stack text -> its number in this graph */
+    long *micro;              /* micro_step_id of each node */
     arena mem;
     strbuf sb, stack;
 } graph_rows;
@@ -337,6 +338,39 @@ static void bind_dump_data_dir(sqlite3_stmt *st, int col, graph_rows *r)
     }
 }
 
+/* The micro step of every node: its own (a root child's), else its
+ * nearest ancestor's -- the newest msprobe hands it down to every
+ * descendant -- else 0. Each node is resolved once. */
+static long *micro_steps_down(const graph *g)
+{
+    long *micro = xmalloc_array(g->n + 1, sizeof *micro);
+    uint8_t *known = xcalloc(g->n + 1, 1);
+    uint32_t *path = xmalloc_array(g->n + 1, sizeof *path);
+    for (size_t i = 0; i < g->n; i++) {
+        size_t np = 0;
+        long j = (long)i;
+        /* a cycle (malformed tree) stops the walk after n steps: 0 */
+        while (j >= 0 && !known[j] && !g->nodes[j].has_micro && np < g->n) {
+            path[np++] = (uint32_t)j;
+            j = g->nodes[j].up;
+        }
+        long m = 0;
+        if (j >= 0 && np < g->n)
+            m = known[j] ? micro[j] : g->nodes[j].micro;
+        if (j >= 0 && !known[j] && np < g->n) {
+            micro[j] = m;
+            known[j] = 1;
+        }
+        for (size_t k = 0; k < np; k++) {
+            micro[path[k]] = m;
+            known[path[k]] = 1;
+        }
+    }
+    free(known);
+    free(path);
+    return micro;
+}
+
 /* Node i, the k-th in tb_nodes order: its row (and its stack's). 0 or -1. */
 static int add_node(graph_rows *r, size_t k, long i)
 {
@@ -368,7 +402,7 @@ static int add_node(graph_rows *r, size_t k, long i)
         sqlite3_bind_double(st, 8, nd->px);
     if (nd->overflow)
         bind_text(st, 9, ovf_level_name(nd->overflow), strlen(ovf_level_name(nd->overflow)));
-    sqlite3_bind_int64(st, 10, nd->has_micro ? nd->micro : 0);
+    sqlite3_bind_int64(st, 10, r->micro[i]);
     sb_reset(sb);
     if (nd->link_side)
         json_path(sb, nd->link_side == g->side ? g : r->other, nd->link_node);
@@ -408,12 +442,14 @@ static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, l
     strmap_init(&r.stacks, 256);
     arena_init(&r.mem, 1 << 16);
     w->other = other;
+    r.micro = micro_steps_down(g);
     uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
     size_t n = sorted_nodes(g, order);
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++)
         rc = add_node(&r, k, order[k]);
     free(order);
+    free(r.micro);
     free(r.tensor_dir);
     sb_free(&r.sb);
     sb_free(&r.stack);

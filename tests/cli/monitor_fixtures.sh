@@ -26,6 +26,33 @@ for r in 0 1; do
 done
 mkdir -p "$M/good/anomaly_detected/rank0"
 
+# a run with something between its ends (monitor summary): 10 steps on 2
+# ranks; fc.weight spikes x95 on rank 0 at step 6, fc.scale drops to 1/50
+# on rank 1 at step 4, fc.bias turns Inf on rank 1 at step 5 and NaN on
+# rank 0 at step 7; param_origin grows calmly
+G='vpp_stage,name,step,min,max,norm,zeros,nans,mean,shape,dtype\n'
+for r in 0 1; do
+    d=$(run spike "$r")
+    printf "$G" > "$d/grad_reduced_0-9.csv"
+    printf "$G" > "$d/param_origin_0-9.csv"
+    for s in 0 1 2 3 4 5 6 7 8 9; do
+        w=$(echo "1.0 1.1 0.9 1.0 1.2 1.0 1.0 1.0 1.1 1.0" | cut -d' ' -f$((s + 1)))
+        [ "$r$s" = 06 ] && w=95.0
+        c=2.0; [ "$r$s" = 14 ] && c=0.04
+        b="-0.1,0.1,0.5,0.0,0,0.0"
+        [ "$r$s" = 15 ] && b="-0.1,inf,inf,0.0,0,inf"
+        [ "$r$s" = 07 ] && b="nan,nan,nan,0.0,2,nan"
+        printf '0,fc.weight,%s,-0.1,0.1,%s,0.0,0,0.0,"[2, 2]",torch.float32\n' "$s" "$w" >> "$d/grad_reduced_0-9.csv"
+        printf '0,fc.bias,%s,%s,[2],torch.float32\n' "$s" "$b" >> "$d/grad_reduced_0-9.csv"
+        printf '0,fc.scale,%s,0.5,0.5,%s,0.0,0,0.5,[2],torch.float32\n' "$s" "$c" >> "$d/grad_reduced_0-9.csv"
+        printf '0,fc.weight,%s,-1.0,1.0,%s.5,0.0,0,0.0,"[2, 2]",torch.float32\n' "$s" "$((s + 10))" \
+            >> "$d/param_origin_0-9.csv"
+    done
+    # the same rows, last step first (msprobe writes them in step order)
+    d2=$(run shuffled "$r")
+    { printf "$G"; sed 1d "$d/grad_reduced_0-9.csv" | sort -t, -k3,3nr; } > "$d2/grad_reduced_0-9.csv"
+done
+
 # malformed_tree NAME FILE-CONTENT: one rank, one actv file
 malformed() {
     d=$(run "$1" 0)

@@ -209,10 +209,19 @@ static void test_view_page(void **state)
     free(page);
     page = tu_path(dir, "p.html");
     assert_int_equal(access(page, F_OK), -1);
+    /* JSON that holds no graph (a dump.json given by mistake) is no .vis */
+    char *dump = tu_write(dir, "dump.json", "{\"task\": \"statistics\", \"data\": {\"node\": 1}}", (size_t)-1);
+    assert_int_equal(page_from_vis_file(dump, &page), -1);
+    assert_non_null(strstr(err_message(), "dump.json: not a .vis file: it holds no graph"));
+    err_clear();
+    free(page);
+    free(dump);
+    page = tu_path(dir, "p.html");
+    assert_int_equal(access(page, F_OK), -1);
     for (size_t at = (1 << 20) - 10; at < (1 << 20) + 2; at++) {
-        /* {"p": "xxx...", "v": [NaN, -Infinity]} with the tokens around offset 1 MiB */
+        /* {"node": {}, "p": "xxx...", "v": [NaN, -Infinity]} with the tokens around offset 1 MiB */
         strbuf sb = STRBUF_INIT;
-        sb_adds(&sb, "{\"p\": \"");
+        sb_adds(&sb, "{\"node\": {}, \"p\": \"");
         while (sb.len < at - 15)
             sb_addc(&sb, 'x');
         sb_adds(&sb, "\", \"v\": [NaN, -Infinity]}");

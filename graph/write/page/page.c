@@ -112,11 +112,12 @@ static int vis_check_value(jparser *jp, arena *a, int depth)
     }
 }
 
-/* A .vis (ours or msprobe's) is one JSON object. Checked before any of it
- * goes into a page: the page's script element holds it as data, and text
- * that is not JSON could end that element and run as script there (a
- * crafted "</script><script>..." outside any string), or leave a page that
- * shows nothing. */
+/* A .vis (ours or msprobe's) is one JSON object holding a graph: "node"
+ * (a build) or "NPU" (a compare, beside "Bench") at its top. Checked before
+ * any of it goes into a page: the page's script element holds it as data,
+ * and text that is not JSON could end that element and run as script there
+ * (a crafted "</script><script>..." outside any string); any other JSON (a
+ * dump.json) would give a page that shows nothing. */
 static int vis_check(const char *vis, const mapped_file *f)
 {
     jparser jp;
@@ -124,10 +125,28 @@ static int vis_check(const char *vis, const mapped_file *f)
     arena a;
     arena_init(&a, 1 << 16);
     int rc = jp_peek(&jp) == '{' ? 0 : err_input(vis, "not a .vis file: it does not hold a JSON object");
+    int has_graph = 0;
     if (rc == 0)
-        rc = vis_check_value(&jp, &a, 0);
+        rc = jp_object_begin(&jp);
+    while (rc == 0) {
+        const char *key;
+        size_t keylen;
+        arena_reset(&a);
+        int r = jp_object_next(&jp, &a, &key, &keylen);
+        if (r <= 0) {
+            rc = r;
+            break;
+        }
+        if (((keylen == 4 && !memcmp(key, "node", 4)) || (keylen == 3 && !memcmp(key, "NPU", 3))) &&
+            jp_peek(&jp) == '{')
+            has_graph = 1;
+        rc = vis_check_value(&jp, &a, 1);
+    }
     if (rc == 0)
         rc = jp_end(&jp);
+    if (rc == 0 && !has_graph)
+        rc = err_input(vis, "not a .vis file: it holds no graph (\"node\", or \"NPU\" and \"Bench\"); graph view "
+                            "shows the .vis that graph writes (graph -tp DUMP_DIR -o DIR --html draws a dump)");
     arena_free(&a);
     jp_free(&jp);
     return rc;

@@ -64,11 +64,37 @@
     if (state.overflowView) return OVF[(n.data || {}).overflow_level] || '#eef0f3';
     if (!compare) return '#eef0f3';
     if (g.name === 'Bench') return 'rgb(236,235,235)';
-    if (n.node_type === 9) return '#ffffff';
     if (!matched(n)) return '#C7C7C7';
     const v = precision(n);
     return v === null ? '#ffffff' : colorOf(v) || '#ffffff';
   }
+
+  /* a node's counterpart in the graph `other`, or undefined */
+  const twinIn = (n, other) => (matched(n) ? other.nodes[strip(n.matched_node_link[n.matched_node_link.length - 1])] : undefined);
+
+  /* the colour a node is judged by (legend filter, markers): its own on the
+   * NPU side, its counterpart's on the Bench side, whose own fill is plain */
+  function judged(g, n) {
+    if (g.name !== 'Bench') return fill(g, n);
+    const twin = twinIn(n, graphs[0]);
+    return twin ? fill(graphs[0], twin) : null;
+  }
+
+  /* The colours that mean "look here", by severity (1, 2, ...): every range
+   * of the legend but its first, the one that passes (the lowest index, or
+   * md5's "same"), so the yellows and the red; in the overflow view every
+   * overflow level. */
+  function alarms() {
+    const m = new Map();
+    if (state.overflowView) Object.keys(OVF).forEach((k, i) => m.set(OVF[k], i + 1));
+    else colors.filter((c) => c.value.length === 2).slice(1).forEach((c, i) => m.set(c.hex, i + 1));
+    return m;
+  }
+  const legendText = (hex) => {
+    const c = colors.find((x) => x.hex === hex);
+    if (c) return c.value.length ? '[' + c.value[0] + ', ' + c.value[1] + ']' : 'unmatched';
+    return Object.keys(OVF).find((k) => OVF[k] === hex) || hex;
+  };
 
   /* the label of §13: the full id at the root, else the last parts */
   function label(g, n) {
@@ -109,6 +135,31 @@
     this.tree.addEventListener('click', (ev) => this.click(ev));
     this.tree.addEventListener('keydown', (ev) => this.key(ev));
   }
+
+  /* What each module holds below it that is in an alarm colour: id ->
+   * {count, hex (the worst), by (colour -> count)}; worked out once per view
+   * (precision or overflow), from the leaves up. */
+  Pane.prototype.marks = function () {
+    if (this.marksFor === state.overflowView) return this.markMap;
+    const g = this.g, sev = alarms(), map = new Map();
+    if (sev.size)
+      for (const id of g.ids) {
+        const hex = judged(g, g.nodes[id]), s = sev.get(hex);
+        if (!s) continue;
+        let up = g.nodes[id].upnode, guard = 0;
+        while (up && up !== 'None' && g.nodes[up] && up !== id && guard++ < 100000) {
+          let m = map.get(up);
+          if (!m) map.set(up, (m = { count: 0, worst: 0, hex: null, by: {} }));
+          m.count++;
+          m.by[hex] = (m.by[hex] || 0) + 1;
+          if (s > m.worst) { m.worst = s; m.hex = hex; }
+          up = g.nodes[up].upnode;
+        }
+      }
+    this.marksFor = state.overflowView;
+    this.markMap = map;
+    return map;
+  };
 
   Pane.prototype.children = function (n, depth) {
     let kids = (n.subnodes || []).filter((id) => this.g.nodes[id]);
@@ -188,6 +239,18 @@
       box.title = r.id;
       box.appendChild(el('span', 'label', label(this.g, n)));
       row.appendChild(box);
+      /* a closed module says what diverges inside it */
+      const m = r.kids && !this.expanded.has(r.id) ? this.marks().get(r.id) : null;
+      if (m) {
+        box.classList.add('flagged');
+        box.style.setProperty('--flag', m.hex);
+        const mk = el('span', 'marker');
+        mk.style.setProperty('--flag', m.hex);
+        mk.textContent = String(m.count);
+        mk.title = m.count + ' node' + (m.count === 1 ? '' : 's') + ' inside to look at: ' +
+          Object.keys(m.by).sort((a, b) => alarms().get(b) - alarms().get(a)).map((h) => m.by[h] + ' at ' + legendText(h)).join(', ');
+        row.appendChild(mk);
+      }
       row.appendChild(badges(this.g, n));
       frag.appendChild(row);
     }
@@ -259,13 +322,13 @@
     this.refresh();
     this.scrollTo(id);
     this.draw();
-    this.crumbs.textContent = path(this.g, id).join(' \u203a ');
+    this.crumbs.textContent = this.crumbs.title = path(this.g, id).join(' \u203a ');
     if (sync && panes.length === 2) {
       const other = panes[1 - this.index];
       const n = this.g.nodes[id];
       const link = matched(n) ? strip(n.matched_node_link[n.matched_node_link.length - 1]) : null;
       if (link && other.g.nodes[link]) other.select(link, false);
-      else { other.selected = null; other.draw(); other.crumbs.textContent = ''; }
+      else { other.selected = null; other.draw(); other.crumbs.textContent = other.crumbs.title = ''; }
     }
     showDetails(this, id);
     return true;
@@ -462,11 +525,7 @@
         let pass = true;
         if (state.unmatchedOnly) pass = compare && !matched(n) && id !== g.root;
         if (pass && state.ranges.size && id === g.root) pass = false;
-        if (pass && state.ranges.size) {
-          if (g.name === 'Bench') pass = matched(n) && !!panes[0].g.nodes[strip(n.matched_node_link[n.matched_node_link.length - 1])] &&
-            state.ranges.has(fill(panes[0].g, panes[0].g.nodes[strip(n.matched_node_link[n.matched_node_link.length - 1])]));
-          else pass = state.ranges.has(fill(g, n));
-        }
+        if (pass && state.ranges.size) pass = state.ranges.has(judged(g, n));
         if (!pass) continue;
         let cur = id, guard = 0;
         while (cur && g.nodes[cur] && !keep.has(cur) && guard++ < 100000) {
@@ -487,7 +546,7 @@
   function build() {
     const head = $('header');
     head.appendChild(Object.assign(el('div', 'brand'), { innerHTML: 'msprobe <span>graph</span>' }));
-    head.appendChild(el('div', 'file', meta.file || ''));
+    head.appendChild(Object.assign(el('div', 'file', meta.file || ''), { title: meta.file || '' }));
     const chips = el('div', 'chips');
     chips.appendChild(el('span', 'chip', compare ? 'compare \u00b7 ' + (vis.task || '') : 'build'));
     if (microSteps > 1) chips.appendChild(el('span', 'chip', microSteps + ' micro steps'));
@@ -524,7 +583,13 @@
       const lab = el('label'), cb = el('input');
       cb.type = 'checkbox';
       cb.id = 'overflow';
-      cb.addEventListener('change', () => { state.overflowView = cb.checked; legend(); panes.forEach((p) => p.draw()); });
+      cb.addEventListener('change', () => {
+        state.overflowView = cb.checked;
+        /* the colours of one view mean nothing in the other */
+        state.ranges.clear();
+        legend();
+        applyFilters();
+      });
       lab.appendChild(cb);
       lab.appendChild(document.createTextNode('overflow view'));
       tb.appendChild(lab);
@@ -556,7 +621,7 @@
       : colors.map((c) => ({ hex: c.hex, text: c.value.length ? '[' + c.value[0] + ', ' + c.value[1] + ']' : 'unmatched', desc: c.desc }));
     if (!entriesShown.length) { lg.style.display = 'none'; return; }
     lg.style.display = '';
-    lg.appendChild(el('span', 'title', state.overflowView ? 'Overflow' : 'Precision index'));
+    lg.appendChild(el('span', 'title', (state.overflowView ? 'Overflow' : 'Precision index') + ' \u00b7 show only:'));
     /* how many nodes of the first run each entry holds */
     const counts = {};
     const g0 = graphs[0];
@@ -564,21 +629,40 @@
       const f = fill(g0, g0.nodes[id]);
       counts[f] = (counts[f] || 0) + 1;
     }
+    /* each entry is a toggle: pressed, the nodes of its colour are shown
+     * (with the others pressed); none pressed, every node is */
+    const any = entriesShown.some((c) => state.ranges.has(c.hex));
+    const toggle = (hex) => {
+      if (state.ranges.has(hex)) state.ranges.delete(hex);
+      else state.ranges.add(hex);
+      legend();
+      applyFilters();
+    };
     for (const c of entriesShown) {
-      const it = el('span', 'item' + (state.ranges.has(c.hex) ? ' on' : ''));
+      const on = state.ranges.has(c.hex);
+      const it = el('button', 'item' + (on ? ' on' : any ? ' off' : ''));
+      it.type = 'button';
+      it.setAttribute('aria-pressed', on ? 'true' : 'false');
+      it.dataset.hex = c.hex;
+      it.appendChild(el('span', 'check', on ? '\u2713' : ''));
       const sw = el('span', 'swatch');
       sw.style.background = c.hex;
       it.appendChild(sw);
       it.appendChild(document.createTextNode(c.text + ' '));
       it.appendChild(el('span', 'num', String(counts[c.hex] || 0)));
-      it.title = c.desc + '\n(click: show only these)';
-      it.addEventListener('click', () => {
-        if (state.ranges.has(c.hex)) state.ranges.delete(c.hex);
-        else state.ranges.add(c.hex);
+      it.title = c.desc + '\n' + (on ? 'shown: click to stop showing only these' : 'click to show only these (with any other pressed)');
+      it.addEventListener('click', () => toggle(c.hex));
+      lg.appendChild(it);
+    }
+    if (any) {
+      const all = el('button', 'clear', 'show all');
+      all.type = 'button';
+      all.addEventListener('click', () => {
+        state.ranges.clear();
         legend();
         applyFilters();
       });
-      lg.appendChild(it);
+      lg.appendChild(all);
     }
   }
 
