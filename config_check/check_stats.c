@@ -80,6 +80,35 @@ static void sort_rows(srows *r, cc_sheet *out)
         sheet_row(out, r->v[i].c);
 }
 
+/* One file of the bench pack's folder: its rows added to *rows (*fail set
+ * when one of them fails). 0, or -1 with the error recorded. */
+typedef int stats_file_fn(cc_ctx *c, const zip_entry *e, srows *rows, int *fail);
+
+/* The sheet of a folder both packs have (dataset/, weights/): the rows of
+ * every file under it in the bench pack, sorted by (step, rank); it passes
+ * when no row failed. 1 with the sheet, 0 when a pack lacks the folder, -1
+ * on an error. */
+static int stats_sheet(cc_ctx *c, cc_sheet *out, const char *folder, const char *const *header, stats_file_fn *each)
+{
+    if (!pack_exists(c->bench, folder) || !pack_exists(c->cmp, folder))
+        return 0;
+    sheet_init(out, folder, header, 8);
+    const zip_entry **files;
+    size_t n = pack_files_under(c->bench, folder, &files);
+    srows rows = {NULL, 0, 0};
+    int rc = 1, fail = 0;
+    for (size_t i = 0; i < n && rc == 1; i++)
+        if (each(c, files[i], &rows, &fail) != 0)
+            rc = -1;
+    free(files);
+    if (rc == 1) {
+        sort_rows(&rows, out);
+        out->pass = !fail;
+    }
+    free(rows.v);
+    return rc;
+}
+
 /* ---- dataset --------------------------------------------------------------- */
 
 /* The value of a key (not NUL-terminated) in an object, or NULL. */
@@ -191,47 +220,33 @@ static int parse_step_rank(cc_ctx *c, pack *p, const zip_entry *e, const char *s
     return 0;
 }
 
-int check_dataset(cc_ctx *c, cc_sheet *out)
+/* One dataset/STEP/RANK/dataset.json of the bench pack against the same
+ * file of the other pack (none there: no rows). */
+static int dataset_file(cc_ctx *c, const zip_entry *e, srows *rows, int *fail)
 {
-    if (!pack_exists(c->bench, "dataset") || !pack_exists(c->cmp, "dataset"))
+    const char *step, *rank;
+    size_t sl, rl;
+    if (!dataset_parts(e, &step, &sl, &rank, &rl))
         return 0;
-    sheet_init(out, "dataset", dataset_header, 8);
-    const zip_entry **files;
-    size_t n = pack_files_under(c->bench, "dataset", &files);
-    srows rows = {NULL, 0, 0};
-    int rc = 1, fail = 0;
-    for (size_t i = 0; i < n && rc == 1; i++) {
-        const char *step, *rank;
-        size_t sl, rl;
-        if (!dataset_parts(files[i], &step, &sl, &rank, &rl))
-            continue;
-        char *name = xstrndup(files[i]->name, files[i]->name_len);
-        const zip_entry *ce = pack_file(c->cmp, name);
-        free(name);
-        if (!ce)
-            continue;
-        long long si, ri;
-        jval d1, d2;
-        if (parse_step_rank(c, c->bench, files[i], step, sl, rank, rl, &si, &ri) != 0
-            || pack_json(c->bench, files[i], c->a, &d1) != 0 || pack_json(c->cmp, ce, c->a, &d2) != 0) {
-            rc = -1;
-            break;
-        }
-        if (d1.type != J_OBJECT || d2.type != J_OBJECT) {
-            pack *p = d1.type != J_OBJECT ? c->bench : c->cmp;
-            rc = err_input(pack_where(p, files[i]->name, files[i]->name_len, c->a), "is not a JSON object");
-            break;
-        }
-        dataset_diff(c, &d1, &d2, "", si, ri, &rows, 0, &fail);
+    char *name = xstrndup(e->name, e->name_len);
+    const zip_entry *ce = pack_file(c->cmp, name);
+    free(name);
+    if (!ce)
+        return 0;
+    long long si, ri;
+    jval d1, d2;
+    if (parse_step_rank(c, c->bench, e, step, sl, rank, rl, &si, &ri) != 0 || pack_json(c->bench, e, c->a, &d1) != 0
+        || pack_json(c->cmp, ce, c->a, &d2) != 0)
+        return -1;
+    if (d1.type != J_OBJECT || d2.type != J_OBJECT) {
+        pack *p = d1.type != J_OBJECT ? c->bench : c->cmp;
+        return err_input(pack_where(p, e->name, e->name_len, c->a), "is not a JSON object");
     }
-    free(files);
-    if (rc == 1) {
-        sort_rows(&rows, out);
-        out->pass = !fail;
-    }
-    free(rows.v);
-    return rc;
+    dataset_diff(c, &d1, &d2, "", si, ri, rows, 0, fail);
+    return 0;
 }
+
+int check_dataset(cc_ctx *c, cc_sheet *out) { return stats_sheet(c, out, "dataset", dataset_header, dataset_file); }
 
 /* ---- weights ----------------------------------------------------------------- */
 
@@ -269,7 +284,9 @@ static void weight_row(cc_ctx *c, srows *rows, long long si, long long ri, const
         stat_diffs(bv, cv, r);
 }
 
-static int weights_file(cc_ctx *c, const zip_entry *e, long long si, long long ri, srows *rows, int *fail)
+/* The rows of one weights file of the bench pack: every weight of it and
+ * of the same file of the other pack. */
+static int weights_rows(cc_ctx *c, const zip_entry *e, long long si, long long ri, srows *rows, int *fail)
 {
     jval b;
     if (pack_json(c->bench, e, c->a, &b) != 0)
@@ -317,49 +334,34 @@ static int weights_file(cc_ctx *c, const zip_entry *e, long long si, long long r
     return 0;
 }
 
-int check_weights(cc_ctx *c, cc_sheet *out)
+/* One file under weights/ of the bench pack: a .json file in
+ * weights/step<N>/rank<N>/ (or deeper) gets its rows. */
+static int weights_file(cc_ctx *c, const zip_entry *e, srows *rows, int *fail)
 {
-    if (!pack_exists(c->bench, "weights") || !pack_exists(c->cmp, "weights"))
+    if (e->name_len < 5 || memcmp(e->name + e->name_len - 5, ".json", 5))
         return 0;
-    sheet_init(out, "weights", weights_header, 8);
-    const zip_entry **files;
-    size_t n = pack_files_under(c->bench, "weights", &files);
-    srows rows = {NULL, 0, 0};
-    int rc = 1, fail = 0;
-    for (size_t i = 0; i < n && rc == 1; i++) {
-        const zip_entry *e = files[i];
-        if (e->name_len < 5 || memcmp(e->name + e->name_len - 5, ".json", 5))
-            continue;
-        /* the folders between weights/ and the file: os.walk stops 10 deep */
-        const char *s = e->name + 8, *end = e->name + e->name_len;
-        const char *parts[12];
-        size_t lens[12], np = 0;
-        for (const char *p = s; p < end && np < 12;) {
-            const char *q = memchr(p, '/', (size_t)(end - p));
-            if (!q)
-                break;
-            parts[np] = p;
-            lens[np++] = (size_t)(q - p);
-            p = q + 1;
-        }
-        if (np >= 10)
-            continue;
-        if (np < 2) {
-            rc = err_input(pack_where(c->bench, e->name, e->name_len, c->a),
-                           "Can not compare weights because the extracted file has been corrupted! (not in "
-                           "weights/step<N>/rank<N>/)");
+    /* the folders between weights/ and the file: os.walk stops 10 deep */
+    const char *s = e->name + 8, *end = e->name + e->name_len;
+    const char *parts[12];
+    size_t lens[12], np = 0;
+    for (const char *p = s; p < end && np < 12;) {
+        const char *q = memchr(p, '/', (size_t)(end - p));
+        if (!q)
             break;
-        }
-        long long si, ri;
-        if (parse_step_rank(c, c->bench, e, parts[0], lens[0], parts[1], lens[1], &si, &ri) != 0
-            || weights_file(c, e, si, ri, &rows, &fail) != 0)
-            rc = -1;
+        parts[np] = p;
+        lens[np++] = (size_t)(q - p);
+        p = q + 1;
     }
-    free(files);
-    if (rc == 1) {
-        sort_rows(&rows, out);
-        out->pass = !fail;
-    }
-    free(rows.v);
-    return rc;
+    if (np >= 10)
+        return 0;
+    if (np < 2)
+        return err_input(pack_where(c->bench, e->name, e->name_len, c->a),
+                         "Can not compare weights because the extracted file has been corrupted! (not in "
+                         "weights/step<N>/rank<N>/)");
+    long long si, ri;
+    if (parse_step_rank(c, c->bench, e, parts[0], lens[0], parts[1], lens[1], &si, &ri) != 0)
+        return -1;
+    return weights_rows(c, e, si, ri, rows, fail);
 }
+
+int check_weights(cc_ctx *c, cc_sheet *out) { return stats_sheet(c, out, "weights", weights_header, weights_file); }

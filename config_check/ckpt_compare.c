@@ -19,6 +19,7 @@
 #include "base/progress.h"
 #include "base/strbuf.h"
 #include "format/jsonw.h"
+#include "model/metrics.h"
 #include "model/table.h"
 #include "model/tensor_sums.h"
 #include "py/numfmt.h"
@@ -176,16 +177,6 @@ static int run_work(void *arg, size_t i)
         rc = -1;
     progress_add(p->pj, (uint64_t)w->count * (dtype_size(w->a.dtype) + dtype_size(w->b.dtype)));
     return rc;
-}
-
-static int same_shape(const ck_param *a, const ck_param *b)
-{
-    if (a->ndim != b->ndim)
-        return 0;
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != b->shape[d])
-            return 0;
-    return 1;
 }
 
 static uint64_t numel(const ck_param *p)
@@ -413,7 +404,7 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
         result *r = &res[nr];
         r->pa = &a->params[i];
         r->pb = &b->params[j];
-        r->same_shape = same_shape(r->pa, r->pb);
+        r->same_shape = shape_equal(r->pa->ndim, r->pa->shape, r->pb->ndim, r->pb->shape);
         if (r->same_shape)
             rc = plan_param(&p, nr, a, r->pa, b, r->pb);
         else

@@ -32,22 +32,12 @@ typedef struct {
     size_t n, cap;
 } rank_file;
 
-static const pk_value *dict_get(const pk_value *d, const char *key)
-{
-    if (!d || d->kind != PK_DICT)
-        return NULL;
-    for (size_t i = 0; i + 1 < d->u.seq.len; i += 2)
-        if (pk_str_eq(d->u.seq.item[i], key))
-            return d->u.seq.item[i + 1];
-    return NULL;
-}
-
 /* getattr(args, name): argparse.Namespace keeps its attributes as its state. */
 static const pk_value *arg(const pk_value *args, const char *name)
 {
     if (args && args->kind == PK_CALL)
-        return dict_get(args->u.call.state, name);
-    return dict_get(args, name);
+        return pk_dict_get(args->u.call.state, name);
+    return pk_dict_get(args, name);
 }
 
 /* _get_parameter: depth first through nested dicts; tensors kept as
@@ -129,7 +119,7 @@ static int load_rank(void *arg, size_t i)
     if (ar && (!root || root->kind != PK_DICT)) {
         err_input(rf->path, "holds %s, not a state dict", root ? pk_kind_name(root->kind) : "nothing");
     } else if (ar) {
-        const pk_value *m = dict_get(root, "model");
+        const pk_value *m = pk_dict_get(root, "model");
         size_t budget = f->size;
         rc = 0;
         if (m) {
@@ -139,7 +129,7 @@ static int load_rank(void *arg, size_t i)
             char key[32];
             for (int v = 0; rc == 0; v++) {
                 snprintf(key, sizeof key, "model%d", v);
-                if (!(m = dict_get(root, key)))
+                if (!(m = pk_dict_get(root, key)))
                     break;
                 if (m->kind == PK_DICT)
                     rc = flatten(rf, ar, m, "", v, 0, &budget);
@@ -316,7 +306,7 @@ static int parallel_sizes(ck_side *s, const char *dir, long *tp, long *pp, long 
         file_guard_begin(&g, &f);
         pt_archive *ar = pt_open(path, f.data, f.size);
         const pk_value *root = ar ? pt_root(ar) : NULL;
-        const pk_value *args = dict_get(root, "args");
+        const pk_value *args = pk_dict_get(root, "args");
         if (!ar)
             rc = -1;
         else if (!args)

@@ -101,7 +101,7 @@ typedef struct {
     size_t ns, cap;
     size_t nranks;
     acc *data;          /* [series][rank][stat] */
-    size_t data_cap;    /* in series */
+    size_t data_cap;
     strbuf key;
     ev_tracker events;  /* NaN/Inf and jumps */
     long long min_step, max_step;
@@ -124,12 +124,7 @@ static size_t series_of(summary *sm, int type, const mcsv_series *se, int has_mi
     sm->s[sm->ns] = (series){type, k, strchr(k, '|') + 1};
     int added;
     strmap_put(&sm->index, k, sm->key.len, sm->ns, &added);
-    if (sm->ns + 1 > sm->data_cap) {
-        size_t cap = sm->data_cap ? sm->data_cap * 2 : 256, per = sm->nranks * NSTATS;
-        sm->data = xrealloc(sm->data, cap * per * sizeof *sm->data);
-        memset(sm->data + sm->data_cap * per, 0, (cap - sm->data_cap) * per * sizeof *sm->data);
-        sm->data_cap = cap;
-    }
+    GROW_ZEROED(sm->data, sm->data_cap, (sm->ns + 1) * sm->nranks * NSTATS);
     return sm->ns++;
 }
 

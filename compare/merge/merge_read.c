@@ -89,44 +89,27 @@ static int header_mode(const xcell *cells, size_t n)
 
 /* ---- Python and pandas number parsing ------------------------------------------- */
 
-static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
 /* pandas' floatify(): decimal text with optional blanks around it, or
  * inf/infinity with a sign (not nan). *is_int when it has no '.' or
  * exponent; -1 when it is not a number. */
 static int pandas_number(const char *s, size_t n, double *out, int *is_int)
 {
-    char buf[400];
-    while (n && is_blank(*s))
-        s++, n--;
-    while (n && is_blank(s[n - 1]))
-        n--;
-    if (!n || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    const char *p = buf + (buf[0] == '+' || buf[0] == '-');
-    if ((*p == 'i' || *p == 'I') && (!strcasecmp(p, "inf") || !strcasecmp(p, "infinity"))) {
-        /* floatify only knows these spellings as whole words */
-        *out = buf[0] == '-' ? -INFINITY : INFINITY;
+    py_strip(&s, &n);
+    size_t sign = n && (s[0] == '+' || s[0] == '-'), wl = n - sign;
+    /* floatify only knows these spellings as whole words */
+    if ((wl == 3 && !strncasecmp(s + sign, "inf", 3)) || (wl == 8 && !strncasecmp(s + sign, "infinity", 8))) {
+        *out = s[0] == '-' ? -INFINITY : INFINITY;
         *is_int = 0;
         return 0;
     }
-    size_t len = py_decimal_len(p, is_int);
-    if (!len || p[len])
-        return -1;
-    *out = strtod(buf, NULL);
-    return 0;
+    return py_decimal_number(s, n, out, is_int);
 }
 
 int py_float_text(const char *s, size_t n)
 {
     /* float() strips blanks, takes inf/infinity/nan in any case and digits
      * grouped by single underscores */
-    while (n && is_blank(*s))
-        s++, n--;
-    while (n && is_blank(s[n - 1]))
-        n--;
+    py_strip(&s, &n);
     size_t i = n && (s[0] == '+' || s[0] == '-');
     static const char *const words[] = {"inf", "infinity", "nan"};
     for (size_t w = 0; w < 3; w++)
@@ -443,7 +426,7 @@ static int on_csv_row(void *ctx, size_t row, const csv_field *f, size_t n)
         int is_int;
         const char *s = f[i].s;
         int plain = !f[i].quoted && f[i].len && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) &&
-                    !is_blank(s[f[i].len - 1]) && !strpbrk(s, "inIN");
+                    !py_is_blank(s[f[i].len - 1]) && !strpbrk(s, "inIN");
         if (!f[i].len && !f[i].quoted) {
             c->kind = XC_EMPTY;
         } else if (plain && pandas_number(s, f[i].len, &x, &is_int) == 0) {

@@ -1,3 +1,11 @@
+/* The bump allocator of arena.h. Objects are cut from the front block (64
+ * KiB unless the caller says otherwise) until it is full, then a new block
+ * goes in front. An object of more than a quarter of a block that does not
+ * fit gets a block of its own, slid in behind the front one, so that the
+ * front block's free tail is not thrown away. arena_reset keeps one block
+ * of the standard size for the next round (the rows of the next file), so
+ * a loop over many files does not go back to malloc.
+ */
 #include "base/arena.h"
 #include "base/mem.h"
 

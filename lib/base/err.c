@@ -1,3 +1,11 @@
+/* The error record of err.h: one per thread (thread-local, so workers of a
+ * pool fail without locks and without overwriting each other), a message
+ * buffer that only grows and is freed when its thread ends. Every message
+ * is made one printable line here, whatever file content it quotes, so no
+ * caller has to clean what it passes in. The record travels between
+ * threads as an err_record (a heap copy), which pool_run uses to report
+ * the error of the lowest failing item.
+ */
 #include "base/err.h"
 #include "base/log.h"
 #include "base/utf8.h"

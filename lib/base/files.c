@@ -1,3 +1,15 @@
+/* Files in and out (files.h). Inputs are opened with O_NOFOLLOW and checked
+ * to be regular files within a size limit, then memory-mapped (or read into
+ * memory when small or when the caller asks); the file's identity and
+ * mtime are kept, so that a reader can tell afterwards whether another
+ * process truncated or rewrote it. Reads of a mapping under a file_guard
+ * survive a truncation: the SIGBUS handler of process.c asks
+ * file_guard_absorb to map zero pages over the lost part and mark the guard,
+ * whose end then reports "changed during the run" instead of a crash.
+ * Outputs are written to a registered temporary file in the target
+ * directory and renamed into place when complete; the registry lets the
+ * signal thread remove what is pending when the run is interrupted.
+ */
 #include "base/files.h"
 #include "base/err.h"
 #include "base/mem.h"

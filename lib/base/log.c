@@ -1,3 +1,14 @@
+/* Terminal output for every subcommand (log.h). One mutex guards the state
+ * of the stderr line: whether the progress status line is drawn there, and
+ * whether another writer left the cursor in the middle of a line. Every
+ * message is formatted first, then cleared of the status line and written
+ * in a single write(2), so lines from several threads never interleave.
+ * stdio's stderr is replaced by a stream of ours (log_own_stderr) so that
+ * libraries printing to stderr follow the same rules. Warnings of a kind
+ * are counted and shown up to a cap, the rest summed up at the end; their
+ * table grows with realloc, not xrealloc, because running out of memory
+ * there must not reach log_fatal with the mutex held.
+ */
 #include "base/log.h"
 
 #include <errno.h>

@@ -1,3 +1,10 @@
+/* Allocation that cannot fail (mem.h): out of memory ends the process with
+ * one line and status 1, so no caller carries a NULL check for a failure
+ * it could not recover from anyway. Every size product is checked for
+ * overflow before it reaches malloc. grow_array is the one growth policy
+ * of arrays (half again, at least 16 elements), behind GROW. (That of the
+ * small hash tables, grow_table, is inline in mem.h.)
+ */
 #include "base/mem.h"
 #include "base/log.h"
 

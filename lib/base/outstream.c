@@ -1,3 +1,9 @@
+/* Outputs written while they are made (outstream.h): the text gathers in a
+ * strbuf and goes to the temporary file of files.h in large writes, so a
+ * result of gigabytes (nan_analyze --all, graph's .vis) never sits in
+ * memory whole, and is still committed under its final name only when
+ * complete (out_commit_new: never over an existing file).
+ */
 #include "base/outstream.h"
 #include "base/err.h"
 #include "base/files.h"

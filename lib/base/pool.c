@@ -1,3 +1,11 @@
+/* The parallel for of pool.h, with no pool kept between calls: threads
+ * are started for one call and joined at its end (the work of a call --
+ * rank pairs, files, pieces of millions of elements -- outweighs starting
+ * a thread by far), and take indexes from one atomic counter, so uneven
+ * items balance themselves. The calling thread works too. pool_run keeps
+ * the error of every failing item and reports the lowest one, so the
+ * message does not depend on which thread was faster.
+ */
 #include "base/pool.h"
 #include "base/err.h"
 #include "base/mem.h"

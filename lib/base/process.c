@@ -1,3 +1,10 @@
+/* Process-wide setup (process.h): the SIGBUS handler that hands a fault in
+ * a guarded mapping to files.c, SIGXFSZ ignored, and the signal thread
+ * that takes SIGINT, SIGTERM and SIGHUP with sigwait(), removes the
+ * pending temporary outputs and ends the process by the same signal. A
+ * thread rather than a handler, so the clean-up may take locks and call
+ * anything.
+ */
 #include "base/process.h"
 #include "base/files.h"
 

@@ -1,3 +1,11 @@
+/* The stable sort of records by their first 8 bytes (radix.h). Below 2^17
+ * records: six LSD counting passes of 11 bits, whose count table (16 KB)
+ * stays in the cache. Above: one pass spreads the records by the top 16
+ * bits of their keys and each bucket is then sorted where it lies
+ * (insertion sort for the few records a bucket of hashes holds, the LSD
+ * sort for a crowded one), which moves the records through memory twice
+ * instead of once per digit.
+ */
 #include "base/radix.h"
 #include "base/mem.h"
 

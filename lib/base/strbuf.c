@@ -1,3 +1,7 @@
+/* The out-of-line half of strbuf.h: growth (doubling, from 64 bytes),
+ * formatted appends, and handing the buffer over. The appends a writer
+ * calls per token stay inline in the header.
+ */
 #include "base/strbuf.h"
 #include "base/mem.h"
 

@@ -1,3 +1,10 @@
+/* The string map of strmap.h: open addressing with linear probing over a
+ * power-of-two table kept at most three-quarters full, doubled and
+ * re-filled when it would pass that. Each slot keeps the key's 32-bit hash,
+ * so a probe compares keys only when the hashes agree and a growth never
+ * hashes a key again. The same hash, in 64 bits, serves callers that sort
+ * millions of keys by hash instead of looking them up (radix.h).
+ */
 #include "base/strmap.h"
 #include "base/mem.h"
 

@@ -45,17 +45,7 @@ static const pk_value *state_of(const pk_value *v)
     return NULL;
 }
 
-static const pk_value *dict_get(const pk_value *d, const char *key)
-{
-    if (!d || d->kind != PK_DICT)
-        return NULL;
-    for (size_t i = 0; i + 1 < d->u.seq.len; i += 2)
-        if (pk_str_eq(d->u.seq.item[i], key))
-            return d->u.seq.item[i + 1];
-    return NULL;
-}
-
-static const pk_value *field(const pk_value *obj, const char *name) { return dict_get(state_of(obj), name); }
+static const pk_value *field(const pk_value *obj, const char *name) { return pk_dict_get(state_of(obj), name); }
 
 static int is_class(const pk_value *v, const char *name)
 {

@@ -1,3 +1,13 @@
+/* The JSON reader of json.h: recursive descent straight over the mapped
+ * bytes (no tokenizer), with the byte scanning it shares with the skimmer
+ * (json_scan.h). An array's or object's items are gathered on a stack the
+ * parser reuses and copied into the arena once their number is known, so
+ * the arena holds no half-grown arrays. Numbers keep their text; their
+ * value comes from the digits gathered while scanning whenever one exact
+ * IEEE operation gives it, and from the correctly rounded parse_double
+ * otherwise. A repeated object key is looked for only when cheap
+ * signatures of the keys collide, so the common case costs one pass.
+ */
 #include "format/json.h"
 #include "base/err.h"
 #include "base/mem.h"

@@ -1,3 +1,12 @@
+/* JSON text as Python's json.dump writes it (jsonw.h): its escapes, its
+ * float spelling (repr(), NaN, Infinity), its ensure_ascii \u escapes with
+ * surrogate pairs, and its indent layout, so that the JSON files we write
+ * (config_check packs, graph's .vis, compare and nan_analyze summaries)
+ * read like msprobe's. A loaded value can be written back (jsonw_value)
+ * the way json.dump writes what json.load returned: an int with its
+ * digits, a float by repr(). Strings are written byte by byte in place, no
+ * intermediate copies, as the graph writer sends every name through here.
+ */
 #include "format/jsonw.h"
 #include "py/numfmt.h"
 

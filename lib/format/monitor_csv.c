@@ -158,23 +158,18 @@ static uint64_t seen_hash(size_t series, long long step)
     return h ^ (h >> 29);
 }
 
+static int seen_used(const void *slot) { return ((const seen_slot *)slot)->used != 0; }
+static uint64_t seen_slot_hash(const void *slot)
+{
+    const seen_slot *s = slot;
+    return seen_hash(s->series, s->step);
+}
+
 /* Has (series, step) been seen? Records it if not. */
 static int seen_before(reader *rd, size_t series, long long step)
 {
-    if ((rd->seen_count + 1) * 2 > rd->seen_cap) {
-        size_t cap = rd->seen_cap ? rd->seen_cap * 2 : 1024;
-        seen_slot *t = xcalloc(cap, sizeof *t);
-        for (size_t i = 0; i < rd->seen_cap; i++)
-            if (rd->seen[i].used) {
-                size_t j = seen_hash(rd->seen[i].series, rd->seen[i].step) & (cap - 1);
-                while (t[j].used)
-                    j = (j + 1) & (cap - 1);
-                t[j] = rd->seen[i];
-            }
-        free(rd->seen);
-        rd->seen = t;
-        rd->seen_cap = cap;
-    }
+    if ((rd->seen_count + 1) * 2 > rd->seen_cap)
+        GROW_TABLE(rd->seen, rd->seen_cap, 1024, seen_used, seen_slot_hash);
     size_t j = seen_hash(series, step) & (rd->seen_cap - 1);
     while (rd->seen[j].used) {
         if (rd->seen[j].series == series && rd->seen[j].step == step)

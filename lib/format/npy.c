@@ -1,3 +1,11 @@
+/* The .npy reader of npy.h. The header, a Python dict literal, is read by
+ * a small cursor over exactly the subset numpy writes -- quoted strings
+ * without escapes, True / False, a tuple of integers -- with each of the
+ * three keys required once, in any order; nothing is evaluated. Each check
+ * on the way fails with a message naming the file and what is wrong. The
+ * data is then described as a tensor view over the caller's buffer (read
+ * byte-swapped when its byte order is not the host's), never copied.
+ */
 #include "format/npy.h"
 #include "base/le.h"
 #include "base/err.h"

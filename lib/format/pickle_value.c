@@ -259,3 +259,13 @@ int pk_str_eq(const pk_value *v, const char *s)
 }
 
 long pk_tuple_len(const pk_value *v) { return v && v->kind == PK_TUPLE ? (long)v->u.seq.len : -1; }
+
+const pk_value *pk_dict_get(const pk_value *d, const char *key)
+{
+    if (!d || d->kind != PK_DICT)
+        return NULL;
+    for (size_t i = 0; i + 1 < d->u.seq.len; i += 2)
+        if (pk_str_eq(d->u.seq.item[i], key))
+            return d->u.seq.item[i + 1];
+    return NULL;
+}

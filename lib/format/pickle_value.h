@@ -41,6 +41,9 @@ int pk_is_call_of(const pk_value *v, int id);
 int pk_str_eq(const pk_value *v, const char *s);
 /* Tuple element count, or -1 when v is not a tuple. */
 long pk_tuple_len(const pk_value *v);
+/* d[key] for a dict d with str keys: the value of the first item whose key
+ * is the str `key`; NULL when there is none or d is not a dict (or NULL). */
+const pk_value *pk_dict_get(const pk_value *d, const char *key);
 
 
 /* ---- for the reader (format/pickle.c) only ---------------------------- */

@@ -1,3 +1,14 @@
+/* The torch.save reader of pt.h. One allow-list, indexed by the enum
+ * below, tells the pickle machine which globals may appear; the recorded
+ * rebuild calls are then interpreted here by the allow-list index of their
+ * callable: a tensor rebuild resolves its persistent id to the archive's
+ * storage record and becomes a view over it; a numpy reconstruction copies
+ * its bytes out of the pickle. A dump file holds one tensor (pt_parse); a
+ * checkpoint (pt_open) holds a whole state dict, whose pickle may also
+ * name the classes of what trainers keep beside the weights, and whose
+ * deflated storages are inflated once and kept with the archive, since
+ * several tensors may view the same storage.
+ */
 #include "format/pt.h"
 #include "base/le.h"
 #include "base/err.h"

@@ -1,3 +1,13 @@
+/* The tensor views of tensor.h: the dtype table, the 16-bit float
+ * conversions, and the reads that turn any view into a plain array of
+ * float, double or raw elements. A read walks the view along its innermost
+ * dimension after dropping dimensions of size 1 and merging those that lie
+ * densely in each other, so a C-order tensor or a slice of whole rows is
+ * one run, and converts each run in fixed-size blocks the compiler
+ * vectorises. Loaders finish here too: tensor_set_shape and
+ * tensor_check_view refuse a shape or a view that reaches outside its
+ * storage, which is why the reads need no checks of their own.
+ */
 #include "format/tensor.h"
 #include "base/err.h"
 

@@ -378,28 +378,6 @@ static int parse_uint(const char *s, size_t n, uint64_t *out)
     return 0;
 }
 
-/* Python's float() syntax (what openpyxl hands the text to). */
-static int parse_number(const char *s, size_t n, double *out, int *is_int)
-{
-    char buf[64];
-    while (n && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
-        s++, n--;
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        n--;
-    if (!n || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n);
-    buf[n] = 0;
-    /* inf and nan fail too: openpyxl calls int() on a text without '.' or
-     * an exponent, float() only on the others */
-    const char *p = buf + (buf[0] == '+' || buf[0] == '-');
-    size_t len = py_decimal_len(p, is_int);
-    if (!len || p[len])
-        return -1;
-    *out = strtod(buf, NULL);
-    return 0;
-}
-
 /* "AB12" → column 27 (0-based); the row part is not needed. */
 static long column_of(const char *ref)
 {
@@ -461,8 +439,10 @@ static int end_cell(sheet_state *s)
     } else if (s->has_value && n) {
         switch (s->type) {
         case CT_NUM: {
+            /* openpyxl hands the text to int() when it has no '.' or
+             * exponent, else to float(): so inf and nan are refused */
             int is_int;
-            if (parse_number(v, n, &c->num, &is_int) != 0)
+            if (py_decimal_number(v, n, &c->num, &is_int) != 0)
                 return xml_fail(&s->x, "a number cell holds '%.*s'", (int)(n > 40 ? 40 : n), v);
             c->kind = XC_NUM;
             c->is_int = (unsigned char)is_int;

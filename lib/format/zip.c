@@ -1,3 +1,12 @@
+/* The zip reader of zip.h. zip_open reads the central directory once into
+ * an entry table (names point into the buffer); nothing else is scanned
+ * until an entry is asked for. Callers that look up many entries by name
+ * (a checkpoint's storages, a config_check pack) call zip_index, which
+ * also refuses names that could point outside a folder, entries declaring
+ * more than the caller's limits, and a name given twice, then finds
+ * entries by binary search; a torch.save file of three entries is searched
+ * linearly. Each check names the archive and the entry.
+ */
 #include "format/zip.h"
 #include "base/err.h"
 #include "base/mem.h"

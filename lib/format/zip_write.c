@@ -1,3 +1,12 @@
+/* The zip writer of zip_write.h, in one forward pass: each entry is
+ * written whole as it is added -- local header, then its data, deflated
+ * (raw deflate, level 6, as Python's zipfile does) or stored -- and only
+ * what the central directory needs is remembered, so the archive never
+ * has to be held or rewritten. ZIP64 records are used per entry, and for
+ * the end records, exactly when a size, an offset or the entry count
+ * passes what the 32-bit (16-bit) fields hold, or when the caller forces
+ * them for a test.
+ */
 #include "format/zip_write.h"
 #include "base/le.h"
 #include "base/err.h"

@@ -1,3 +1,15 @@
+/* The engine of commgraph.h, in the phases its header lists: the ops
+ * before each rank's first comm op (phase 1); each rank's chain of comm
+ * ops as nodes, the flagged compute ops hung on the comm op after them
+ * (2a); partners connected, every comm op looking only at the ranks after
+ * its own (2b); connected groups, by union-find, searched in layer order
+ * (2c); and the ops after the last comm op (3). Only comm ops become
+ * nodes. The partner search, R^2 per collective, is kept to array reads:
+ * API names are numbered, each rank's nodes of one API sit in a list with
+ * a cursor that only moves forward, rank numbers map to positions by a
+ * table, and a big rank set becomes a bitmap shared by every op that uses
+ * the same array.
+ */
 #include "model/commgraph.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -285,24 +297,15 @@ static uint32_t uf_find(graph *g, uint32_t x)
 
 /* The bitmap over rank positions of a big rank set, shared by the nodes
  * whose ops share the set's array. */
+static uint64_t ranks_hash(const long *ranks) { return ((uintptr_t)ranks >> 3) * 0x9e3779b97f4a7c15ULL; }
+static int set_used(const void *slot) { return ((const set_slot *)slot)->ranks != NULL; }
+static uint64_t set_hash(const void *slot) { return ranks_hash(((const set_slot *)slot)->ranks); }
+
 static uint32_t set_bits(graph *g, const cg_op *o)
 {
-    if (g->nsets * 2 >= g->set_cap) {
-        size_t cap = g->set_cap ? g->set_cap * 2 : 64;
-        set_slot *t = xcalloc(cap, sizeof *t);
-        for (size_t i = 0; i < g->set_cap; i++) {
-            if (!g->sets[i].ranks)
-                continue;
-            size_t h = ((uintptr_t)g->sets[i].ranks >> 3) * 0x9e3779b97f4a7c15ULL & (cap - 1);
-            while (t[h].ranks)
-                h = (h + 1) & (cap - 1);
-            t[h] = g->sets[i];
-        }
-        free(g->sets);
-        g->sets = t;
-        g->set_cap = cap;
-    }
-    size_t h = ((uintptr_t)o->ranks >> 3) * 0x9e3779b97f4a7c15ULL & (g->set_cap - 1);
+    if (g->nsets * 2 >= g->set_cap)
+        GROW_TABLE(g->sets, g->set_cap, 64, set_used, set_hash);
+    size_t h = ranks_hash(o->ranks) & (g->set_cap - 1);
     while (g->sets[h].ranks && !(g->sets[h].ranks == o->ranks && g->sets[h].n == o->nranks))
         h = (h + 1) & (g->set_cap - 1);
     if (g->sets[h].ranks)

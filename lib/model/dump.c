@@ -1,3 +1,15 @@
+/* The loader of dump.h: one streaming pass over a mapped dump.json. The
+ * top-level members are walked one by one (dump_walk); each entry of
+ * "data" is flattened into rows as soon as it is read -- the common shape
+ * straight from the text (dump_stream), anything else through a parsed
+ * tree (dump_leaf) -- and its rows put in msprobe's order, so only the
+ * rows stay in memory and the pages already parsed are let go. Entry names
+ * are first checked for repeats by sorting 64-bit hashes of them (radix.h);
+ * only a file where two hashes meet is read a second time with a map,
+ * which gives a repeated name Python's dict semantics. Also here: the
+ * name rule that splits a row name into API and state, and msprobe's
+ * value and md5 checks.
+ */
 #include "model/dump.h"
 #include "model/dump_leaf.h"
 #include "model/dump_stream.h"

@@ -111,6 +111,11 @@ typedef struct {
  * on each tensor's mapping). */
 int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out);
 
+/* numpy's a.shape == b.shape: the same number of dimensions, each of the
+ * same size. Two tensors are compared element by element only then (here
+ * and in the checkpoint compare); otherwise "shape unmatched". */
+int shape_equal(int ndim_a, const int64_t *shape_a, int ndim_b, const int64_t *shape_b);
+
 /* Append the Err_message text of a result (may append nothing). */
 void metrics_message(const tensor_metrics *m, strbuf *sb);
 

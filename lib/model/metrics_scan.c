@@ -20,6 +20,7 @@
 #include "base/files.h"
 #include "base/mem.h"
 #include "base/pool.h"
+#include "model/csum.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -93,7 +94,10 @@ static double add_eps(double x, int mode)
 }
 
 /* numpy's complex division (Smith's method) of a by the real b promoted
- * to complex; float and double versions. */
+ * to complex; float and double versions. The two are kept apart on
+ * purpose, as are cabs_f and cabs_d below: numpy computes complex64 in
+ * float, and one double version rounded to float would differ from it in
+ * the last bit. */
 static void cdiv_f(float ar, float ai, float br, float *qr, float *qi)
 {
     const float bi = 0.0f;
@@ -212,24 +216,6 @@ double rel_err_one(const rel_plan *p, double nr, double ni, double b)
 }
 
 /* ---- accumulation ------------------------------------------------------ */
-
-/* Neumaier's compensated sum. */
-typedef struct {
-    double s, c;
-} csum;
-
-static void csum_add(csum *k, double x)
-{
-    double t = k->s + x;
-    if (fabs(k->s) >= fabs(x))
-        k->c += (k->s - t) + x;
-    else
-        k->c += (x - t) + k->s;
-    k->s = t;
-}
-
-/* Once the sum overflowed (or met NaN) the compensation is meaningless. */
-static double csum_get(const csum *k) { return isfinite(k->s) ? k->s + k->c : k->s; }
 
 /* One element, with the NaN/inf position rule: -1 when the positions of
  * NaN or of inf differ between the sides (the sign of inf does not count). */
@@ -438,12 +424,10 @@ static void scan_piece(void *arg, size_t i)
 
 static void add_totals(totals *t, const totals *a)
 {
-    csum *dst[4] = {&t->dot, &t->nn, &t->bb, &t->dd};
-    const csum *src[4] = {&a->dot, &a->nn, &a->bb, &a->dd};
-    for (int k = 0; k < 4; k++) {
-        csum_add(dst[k], src[k]->s);
-        dst[k]->c += src[k]->c;
-    }
+    csum_merge(&t->dot, &a->dot);
+    csum_merge(&t->nn, &a->nn);
+    csum_merge(&t->bb, &a->bb);
+    csum_merge(&t->dd, &a->dd);
     if (a->maxabs > t->maxabs)
         t->maxabs = a->maxabs;
     if (a->maxrel > t->maxrel)

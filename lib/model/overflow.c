@@ -1,3 +1,11 @@
+/* The anomaly scenes of overflow.h, read from one dump.json entry already
+ * parsed into a value tree: NaN/Inf tests on the statistics, the four
+ * scenes tried in msprobe's order, and msprobe's shipped ignore rules as a
+ * table here (a list of APIs whose uninitialised buffers may hold NaN/Inf
+ * at given argument positions). Every test keeps Python's reading of odd
+ * values -- a bool Norm counts as 1, iterating a dict gives its keys --
+ * because the scene decides which rows nan_analyze and graph report.
+ */
 #include "model/overflow.h"
 
 #include <math.h>

@@ -1,3 +1,11 @@
+/* The stack.json lookup of stack.h. The file is parsed once into a value
+ * tree; both layouts are reduced to a map from entry name to the index of
+ * its stack (a later name replaces an earlier one, as dict.update does),
+ * so the de-duplicated layout costs one entry per stack, not per name. A
+ * stack's repr() is made on first use and kept: many rows share a stack.
+ * The checks msprobe applies when it reads a stack (a list, no formula
+ * characters) run per lookup, with msprobe's messages.
+ */
 #include "model/stack.h"
 #include "base/err.h"
 #include "base/mem.h"

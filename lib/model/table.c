@@ -1,3 +1,12 @@
+/* The table writer of table.h, into a temporary file of files.h that is
+ * committed at table_close. csv rows are formatted into a buffer and
+ * written a megabyte at a time; the formatting is tuned because compare
+ * writes millions of cells: quoting is tested eight bytes at a time, cell
+ * bytes are copied in fixed-size pieces, and the %.16g text of a number is
+ * memoised per thread by its bits (dumps repeat their numbers). xlsx rows
+ * go to libxlsxwriter in constant-memory mode, a new sheet with the header
+ * again when one is full, and cells clipped to what Excel accepts.
+ */
 #include "model/table.h"
 #include "base/memo.h"
 #include "base/files.h"

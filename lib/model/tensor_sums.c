@@ -1,5 +1,6 @@
 /* The float32 sums of two tensors (tensor_sums.h). */
 #include "model/tensor_sums.h"
+#include "model/csum.h"
 #include "model/vec4.h"
 
 #include <math.h>
@@ -7,24 +8,6 @@
 #include <string.h>
 
 enum { CHUNK = 1024 };
-
-/* Neumaier's compensated sum. */
-typedef struct {
-    double s, c;
-} csum;
-
-static void csum_add(csum *k, double x)
-{
-    double t = k->s + x;
-    if (fabs(k->s) >= fabs(x))
-        k->c += (k->s - t) + x;
-    else
-        k->c += (x - t) + k->s;
-    k->s = t;
-}
-
-/* Once a sum met inf or NaN the compensation means nothing. */
-static double csum_get(const csum *k) { return isfinite(k->s) ? k->s + k->c : k->s; }
 
 /* Elements [0, len) (a multiple of 4) of two operand streams. */
 static inline __attribute__((always_inline)) void kern(const unsigned char *pa, const unsigned char *pb, size_t len,

@@ -1,6 +1,15 @@
+/* pandas' number parser (pdnum.h), reproduced operation by operation:
+ * precise_xstrtod accumulates at most 17 significant digits in a double
+ * and scales by a table of powers of ten, rounding where pandas rounds,
+ * because msprobe's statistic differences are computed from its results.
+ * Integer arithmetic stands in for the double sum while that is exact.
+ * pd_float_roundtrip, str() of a float read back by pandas, runs once per
+ * statistic of a dump and is memoised per thread by the value's bits.
+ */
 #include "py/pdnum.h"
 #include "base/memo.h"
 #include "py/numfmt.h"
+#include "py/pystr.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -42,7 +51,6 @@ static int wrap_int32(unsigned u)
     return u <= (unsigned)INT_MAX ? (int)u : (int)(u - (unsigned)INT_MAX - 1u) + INT_MIN;
 }
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* pandas' precise_xstrtod(): at most 17 significant digits are
@@ -50,7 +58,7 @@ static int is_digit(char c) { return c >= '0' && c <= '9'; }
 static int precise_xstrtod(const char *s, size_t n, double *out)
 {
     size_t p = 0;
-    while (p < n && is_space(s[p]))
+    while (p < n && py_is_blank(s[p]))
         p++;
     int negative = 0;
     if (p < n && (s[p] == '-' || s[p] == '+'))
@@ -133,7 +141,7 @@ static int precise_xstrtod(const char *s, size_t n, double *out)
     }
     if (isinf(number))
         return 0;
-    while (p < n && is_space(s[p]))
+    while (p < n && py_is_blank(s[p]))
         p++;
     if (p != n)
         return 0;

@@ -1,6 +1,14 @@
+/* Python's spellings (pystr.h): str() and repr() of values loaded from
+ * JSON -- repr() of a str with Python's choice of quote, its escapes and
+ * its printable test (a table of the non-printable Unicode ranges that
+ * real text holds) --, msprobe's formula-injection test, and the plain
+ * decimal syntax float() and int() accept. Invalid UTF-8 is passed through
+ * byte by byte rather than refused: a cell must still be written.
+ */
 #include "py/pystr.h"
 #include "py/numfmt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void py_repr_float(strbuf *sb, double x)
@@ -210,4 +218,28 @@ size_t py_decimal_len(const char *p, int *is_int)
         *is_int = 0;
     }
     return i;
+}
+
+void py_strip(const char **s, size_t *n)
+{
+    while (*n && py_is_blank(**s))
+        ++*s, --*n;
+    while (*n && py_is_blank((*s)[*n - 1]))
+        --*n;
+}
+
+int py_decimal_number(const char *s, size_t n, double *out, int *is_int)
+{
+    char buf[PY_DECIMAL_MAX];
+    py_strip(&s, &n);
+    if (!n || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);   /* strtod and py_decimal_len want the text ended */
+    buf[n] = 0;
+    const char *p = buf + (buf[0] == '+' || buf[0] == '-');
+    size_t len = py_decimal_len(p, is_int);
+    if (!len || p[len])
+        return -1;
+    *out = strtod(buf, NULL);
+    return 0;
 }

@@ -2,7 +2,8 @@
  * str() and repr() of what json.loads produces (None, True, 3, 1e-05,
  * 'text', [1, 2], {'k': 'v'}), repr() of a str with Python's quote choice and
  * escapes, and the formula-injection blacklist msprobe applies to names and
- * cells. */
+ * cells; and the plain decimal numbers that float() and int() read, for the
+ * readers of text cells (xlsx, merge_result's csv). */
 #ifndef MSP_PYSTR_H
 #define MSP_PYSTR_H
 
@@ -29,6 +30,25 @@ void py_str_int_token(strbuf *sb, const char *text, size_t n);
  * or underscore), 0 when there is none or its exponent has no digits.
  * *is_int: it has neither '.' nor an exponent. */
 size_t py_decimal_len(const char *p, int *is_int);
+
+/* The ASCII blanks of Python's str.strip() and float(): space, \t, \n,
+ * \r, \f, \v. */
+static inline int py_is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* s[0..*n) without those blanks at both ends. */
+void py_strip(const char **s, size_t *n);
+
+/* The number a text holds when it is a plain decimal (py_decimal_len's
+ * syntax) with an optional sign and blanks around it, as float() and int()
+ * read it: 0 with the correctly rounded value in *out and *is_int as
+ * py_decimal_len sets it; -1 for anything else (empty, inf, nan, digits
+ * grouped by '_', or a text of PY_DECIMAL_MAX characters or more). The
+ * callers that take inf and the like test for them first. */
+enum { PY_DECIMAL_MAX = 400 };
+int py_decimal_number(const char *s, size_t n, double *out, int *is_int);
 
 /* msprobe's formula-injection blacklist:
  * ^[＋－＝％＠+\-=%@]|;[＋－＝％＠+\-=%@] */

@@ -1,3 +1,9 @@
+/* str() of the Python scalar of pyvalue.h, the text of most compare and
+ * merge_result cells: an int by its own digits when it came from text (a
+ * big int keeps every digit), else by the exact digits of its integral
+ * double; a float by repr(); None and the bools by name; a str, list or
+ * dict by the text it carries.
+ */
 #include "py/pyvalue.h"
 #include "py/numfmt.h"
 

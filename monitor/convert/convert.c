@@ -209,15 +209,13 @@ static int on_row(void *ctx, const mcsv_row *row)
         return 0;
     size_t nv = out->h.nfile_ops;
     if (out->nrows == out->rows_cap) {
-        size_t cap = out->rows_cap ? out->rows_cap * 2 : 1024;
-        out->row_series = xrealloc(out->row_series, cap * sizeof *out->row_series);
-        out->row_step = xrealloc(out->row_step, cap * sizeof *out->row_step);
-        out->rows_cap = cap;
+        /* two arrays, one capacity */
+        size_t cap = out->rows_cap;
+        GROW(out->row_series, out->rows_cap, out->nrows + 1);
+        GROW(out->row_step, cap, out->nrows + 1);
     }
-    if ((out->nrows + 1) * nv > out->values_cap) {
-        out->values_cap = out->rows_cap * nv;
-        out->values = xrealloc(out->values, out->values_cap * sizeof *out->values);
-    }
+    if ((out->nrows + 1) * nv > out->values_cap)   /* GROW is a call: not on every row */
+        GROW(out->values, out->values_cap, (out->nrows + 1) * nv);
     out->row_series[out->nrows] = (uint32_t)row->series;
     out->row_step[out->nrows] = row->step;
     double *v = out->values + out->nrows * nv;
@@ -357,10 +355,7 @@ static void *reader_thread(void *arg)
 
 void *conv_buffer_room(conv_buffer *b, size_t bytes)
 {
-    if (bytes > b->cap) {
-        b->cap = bytes + bytes / 2;
-        b->data = xrealloc(b->data, b->cap);
-    }
+    grow_array(&b->data, &b->cap, bytes, 1);
     return b->data;
 }
 

@@ -480,6 +480,18 @@ static void test_round12(void **state)
     assert_true(round12(1.7976931348623157e308) == 1.7976931348623157e308);
 }
 
+/* The shape test both tensor compares use: rank and every dimension. */
+static void test_shape_equal(void **state)
+{
+    (void)state;
+    const int64_t a[] = {2, 3, 4}, b[] = {2, 3, 4}, c[] = {2, 4, 3}, d[] = {2, 3, 4, 1};
+    assert_true(shape_equal(3, a, 3, b));
+    assert_false(shape_equal(3, a, 3, c));
+    assert_false(shape_equal(3, a, 4, d));   /* a trailing 1 is another shape to numpy */
+    assert_true(shape_equal(0, NULL, 0, NULL));   /* two 0-d tensors */
+    assert_false(shape_equal(0, NULL, 1, a));
+}
+
 static void test_unknown_dtype(void **state)
 {
     (void)state;
@@ -546,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_accuracy),
         cmocka_unit_test(test_messages),
         cmocka_unit_test(test_round12),
+        cmocka_unit_test(test_shape_equal),
         cmocka_unit_test(test_unknown_dtype),
         cmocka_unit_test(test_threads),
     };

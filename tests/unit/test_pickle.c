@@ -149,6 +149,15 @@ static void test_containers(void **state)
     v = OK("}X\001\000\000\000aK\001s(X\001\000\000\000bK\002X\001\000\000\000cK\003u.");
     assert_true(v->kind == PK_DICT && v->u.seq.len == 6);
     assert_true(pk_str_eq(v->u.seq.item[2], "b") && v->u.seq.item[5]->u.i == 3);
+    /* d[key] by a str key; a missing key, a non-dict and NULL give NULL */
+    assert_int_equal(pk_dict_get(v, "b")->u.i, 2);
+    assert_int_equal(pk_dict_get(v, "c")->u.i, 3);
+    assert_null(pk_dict_get(v, "d"));
+    assert_null(pk_dict_get(v, ""));
+    assert_null(pk_dict_get(OK("(X\001\000\000\000aK\001t."), "a"));
+    assert_null(pk_dict_get(NULL, "a"));
+    /* an int key is not the str "1" */
+    assert_null(pk_dict_get(OK("}K\001K\002s."), "1"));
     v = OK("(X\001\000\000\000aK\001d.");
     assert_true(v->kind == PK_DICT && v->u.seq.len == 2);
     v = OK("\217(K\001K\002\220.");

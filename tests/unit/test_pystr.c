@@ -519,6 +519,60 @@ static void test_decimal_len(void **state)
     }
 }
 
+/* A trimmed decimal the way float() and int() read it (xlsx number cells,
+ * merge_result's csv cells): sign and blanks around, nothing else. */
+static void test_decimal_number(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int ok, is_int;
+        double value;
+    } cases[] = {
+        {"1", 1, 1, 1},           {" -2.5 ", 1, 0, -2.5},     {"+7", 1, 1, 7},          {"\t1e3\n", 1, 0, 1000},
+        {"\f.5\v", 1, 0, 0.5},    {"1.", 1, 0, 1},            {"0.1", 1, 0, 0.1},       {"-0", 1, 1, -0.0},
+        {"", 0, 0, 0},            {"   ", 0, 0, 0},           {"+", 0, 0, 0},           {"inf", 0, 0, 0},
+        {"-Infinity", 0, 0, 0},   {"nan", 0, 0, 0},           {"1_000", 0, 0, 0},       {"1 2", 0, 0, 0},
+        {"--1", 0, 0, 0},         {"0x10", 0, 0, 0},          {"1e", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double v = -99;
+        int is_int = -1;
+        int rc = py_decimal_number(cases[i].text, strlen(cases[i].text), &v, &is_int);
+        if ((rc == 0) != cases[i].ok || (rc == 0 && (v != cases[i].value || is_int != cases[i].is_int)))
+            fail_msg("'%s': rc %d value %g is_int %d", cases[i].text, rc, v, is_int);
+    }
+    /* only the given length counts: the text need not end there */
+    double v;
+    int is_int;
+    assert_int_equal(py_decimal_number("12345", 2, &v, &is_int), 0);
+    assert_true(v == 12 && is_int == 1);
+    /* the longest text taken, and one past it */
+    char buf[PY_DECIMAL_MAX + 1];
+    memset(buf, '0', sizeof buf);
+    buf[0] = '1';
+    assert_int_equal(py_decimal_number(buf, PY_DECIMAL_MAX - 1, &v, &is_int), 0);
+    assert_true(isinf(v) && v > 0);   /* 1e398, as float() makes it */
+    assert_int_equal(py_decimal_number(buf, PY_DECIMAL_MAX, &v, &is_int), -1);
+}
+
+static void test_strip(void **state)
+{
+    (void)state;
+    const char *s = " \t\n\r\f\vab c \v";
+    size_t n = strlen(s);
+    py_strip(&s, &n);
+    assert_int_equal(n, 4);
+    assert_memory_equal(s, "ab c", 4);
+    s = " \t ";
+    n = strlen(s);
+    py_strip(&s, &n);
+    assert_int_equal(n, 0);
+    /* other control characters are not Python blanks here */
+    assert_false(py_is_blank('\0'));
+    assert_false(py_is_blank('\x1c'));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,6 +583,8 @@ int main(void)
         cmocka_unit_test(test_str_int_token),
         cmocka_unit_test(test_blacklist),
         cmocka_unit_test(test_decimal_len),
+        cmocka_unit_test(test_decimal_number),
+        cmocka_unit_test(test_strip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
