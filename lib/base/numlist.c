@@ -1,8 +1,9 @@
 /* The parser of number lists such as "0,2,4-7" (numlist.h) for --rank,
- * --step and the like: ranges kept as written (nothing expanded, so
- * "0-100000" costs one entry), blanks around the numbers accepted as the
- * newest msprobe strips them, and every malformed list refused with a
- * usage error that quotes it.
+ * --step, anomaly's -s and the like: ranges kept as written (nothing
+ * expanded, so "0-100000" costs one entry), blanks around the numbers
+ * accepted as the newest msprobe strips them, msprobe's Python list
+ * brackets ("[13, 21]"; "[]" selects everything), and every malformed list
+ * refused with a usage error that quotes it.
  */
 #include "base/numlist.h"
 #include "base/err.h"

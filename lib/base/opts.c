@@ -1,11 +1,13 @@
 /* The option parser of opts.h: argv read against a command's option table
  * the way argparse reads it (unique prefixes, --opt=value, attached values
- * of one-letter options, negative numbers taken as values, `--`), each
- * value checked and stored into the command's struct at the offset its
- * table entry names. Errors are usage errors: one line, with a "did you
- * mean" from an edit distance over the shown spellings. --help, --version
- * and --help-man are answered here (OPTS_DONE), so commands only see the
- * values.
+ * of one-letter options -- a number or a choice only, so that -npu is no
+ * -n with "pu" --, negative numbers taken as values, `--`), each value
+ * checked and stored into the command's struct at the offset its table
+ * entry names. Errors are usage errors: one line, with a "did you mean"
+ * from an edit distance over the shown spellings, and for a path typed
+ * without its option the options that take the command's inputs. --help,
+ * --version and --help-man are answered here (OPTS_DONE), so commands only
+ * see the values.
  */
 #include "base/opts.h"
 #include "base/err.h"

@@ -1,5 +1,5 @@
-/* Output names that never replace a file, and the rollback of a failed
- * run (outdir.h). */
+/* Output names that never replace a file, the one rule of an output with a
+ * fixed name (out_named), and the rollback of a failed run (outdir.h). */
 #include "base/outdir.h"
 #include "base/err.h"
 #include "base/files.h"

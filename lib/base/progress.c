@@ -1,8 +1,9 @@
 /* The status line of progress.h. Jobs report with atomic adds into their
  * slot and never wait; a drawing thread owned by the run reads every slot
  * ten times a second (a slot in the middle of a phase change is skipped,
- * told by a sequence counter), finds the job furthest behind, the byte
- * rate and the clock, and draws the line through log.h. Nothing is drawn
+ * told by a sequence counter), finds the job furthest behind (kept while it
+ * runs unless another falls a phase behind it), the byte rate, the clock
+ * and the time left, and draws the line through log.h. Nothing is drawn
  * for a run shorter than a quarter of a second, nor when stderr is not a
  * terminal. With the profile option (MSPROBE_PROFILE) each phase's wall
  * time, CPU time and resident memory are printed when it ends.
