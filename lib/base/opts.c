@@ -458,7 +458,8 @@ static int check_required(const table *t, const unsigned char *given)
                     sb_addf(&words, "%s'%s'", !k++ ? "" : k == n ? " or " : ", ", c->name);
         }
     }
-    sb_add(&sb, words.buf, words.len);
+    if (words.len)
+        sb_add(&sb, words.buf, words.len);
     sb_free(&words);
     if (missing)
         err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
