@@ -39,13 +39,13 @@ endif
 # lib/ is the library (libmsprobe.a, lib/ alone); every subcommand family
 # lives in its own folder (libcommands.a); cmd/ only dispatches. Test-only
 # writers (npy, pt, zip) live in tests/support (libtestsupport.a).
-SUBDIRS  := compare parse nan_analyze config_check monitor graph
+SUBDIRS  := compare parse nan_analyze config_check monitor graph train
 LIB_SRC  := $(shell find lib -name '*.c' | LC_ALL=C sort)
 SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
 SUP_SRC  := $(wildcard tests/support/*.c)
 OBJ_LIB  := $(patsubst %.c,$(BUILD)/%.o,$(LIB_SRC))
-OBJ_SUB  := $(patsubst %.c,$(BUILD)/%.o,$(SUB_SRC)) $(BUILD)/gen/graph_assets.o
+OBJ_SUB  := $(patsubst %.c,$(BUILD)/%.o,$(SUB_SRC)) $(BUILD)/gen/graph_assets.o $(BUILD)/gen/train_assets.o
 OBJ_CMD  := $(patsubst %.c,$(BUILD)/%.o,$(CMD_SRC))
 OBJ_SUP  := $(patsubst %.c,$(BUILD)/%.o,$(SUP_SRC))
 ARCHIVE  := $(BUILD)/libmsprobe.a
@@ -98,6 +98,17 @@ $(BUILD)/gen/graph_assets.c: graph/write/page/viewer.js graph/write/page/viewer.
 	mv $@.tmp $@
 
 $(BUILD)/gen/graph_assets.o: $(BUILD)/gen/graph_assets.c
+	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -c $< -o $@
+
+# The same for train_compare's page (train/page/).
+$(BUILD)/gen/train_assets.c: train/page/curves.js train/page/curves.css
+	@mkdir -p $(dir $@)
+	{ echo '/* made by the Makefile from train/page/: do not edit */'; \
+	  echo 'const char train_page_js[] ='; sed $(ASSET_SED) train/page/curves.js; echo ';'; \
+	  echo 'const char train_page_css[] ='; sed $(ASSET_SED) train/page/curves.css; echo ';'; } > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen/train_assets.o: $(BUILD)/gen/train_assets.c
 	$(CC) $(CPPFLAGS) $(DEFS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(ARCHIVE): $(OBJ_LIB)

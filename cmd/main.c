@@ -9,6 +9,7 @@
 #include "graph/commands.h"
 #include "parse/commands.h"
 #include "monitor/commands.h"
+#include "train/commands.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/opts.h"
@@ -32,6 +33,7 @@ static const command *const commands[] = {
     &monitor_command,
     &graph_command,
     &graph_visualize_command,
+    &train_compare_command,
     &completion_command,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -1,6 +1,7 @@
 /* `msprobe compare`: command line, compare.json, and running the jobs. */
 #include "compare/commands.h"
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/dialect.h"
 #include "compare/first_diff/diff_analyze.h"
 #include "base/files.h"
 #include "base/outdir.h"
@@ -24,6 +25,8 @@
 
 typedef struct {
     const char *target, *bench, *input, *out_dir;
+    const char *target_new, *bench_new;  /* -tp, -gp: the newest msprobe's spelling */
+    int dialect;                         /* --dialect, -1: by the spelling */
     int stack, compare_only, format, jobs, compat, fuzzy;
     int diff_analyze;
     unsigned fail_on;
@@ -31,6 +34,9 @@ typedef struct {
     mapping_opts mapping;
     int quiet, mode, tensor_log, force;
 } cli;
+
+static const opt_choice dialects[] = {
+    {"8.1", DIALECT_81, NULL}, {"newest", DIALECT_NEWEST, NULL}, {NULL, 0, NULL}};
 
 /* msprobe's compare modes (compare_cli.py MODE_DISPATCHER): auto is ours. */
 static const opt_choice modes[] = {
@@ -46,7 +52,8 @@ static const opt_choice modes[] = {
 static const opt_choice fail_kinds[] = {
     {"warning", FAIL_WARNING, NULL}, {"no", FAIL_NO, NULL},   {"different", FAIL_DIFFERENT, NULL},
     {"unmatched", FAIL_UNMATCHED, NULL}, {"red", FAIL_RED, NULL}, {"yellow", FAIL_YELLOW, NULL},
-    {"any", FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT, NULL}, {NULL, 0, NULL},
+    {"error", FAIL_ERROR, NULL}, {"any", FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT | FAIL_ERROR, NULL},
+    {NULL, 0, NULL},
 };
 
 #define NOT_OFFLINE_DATA "an option of msprobe's -m offline_data, which is not offered here"
@@ -55,9 +62,14 @@ static const opt_choice fail_kinds[] = {
 
 static const opt options[] = {
     OPT_GROUP("dumps"),
-    OPT_STRING("-n -tp --target_path | --npu_path", cli, target, "TARGET", "the target dump (msprobe's npu_path)",
+    OPT_STRING("-n | --npu_path", cli, target, "TARGET", "the target dump (msprobe 8.1.0's npu_path)",
                .flags = OPT_FILE | OPT_INPUT),
-    OPT_STRING("-b -gp --golden_path | --bench_path", cli, bench, "BENCH", "the bench dump (msprobe's bench_path)",
+    OPT_STRING("-b | --bench_path", cli, bench, "BENCH", "the bench dump (msprobe 8.1.0's bench_path)",
+               .flags = OPT_FILE | OPT_INPUT),
+    OPT_STRING("-tp --target_path", cli, target_new, "TARGET",
+               "the target dump, as the newest msprobe spells it: the table in its dialect (see --dialect)",
+               .flags = OPT_FILE | OPT_INPUT),
+    OPT_STRING("-gp --golden_path", cli, bench_new, "BENCH", "the bench dump, as the newest msprobe spells it",
                .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-i --input_path", cli, input, "compare.json",
                "msprobe 8.1.0's compare.json (npu_path, bench_path, optionally stack_path) instead of -n and -b",
@@ -86,13 +98,16 @@ static const opt options[] = {
     OPT_GROUP("output"),
     OPT_OPTSTRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed", .def = "./output",
                   .flags = OPT_DIR),
+    OPT_CHOICE("--dialect", cli, dialect, dialects,
+               "whose table: 8.1 (msprobe 8.1.0's columns and texts) or newest (the newest msprobe's); by default "
+               "-tp/-gp write the newest's, -n/-b, -i and '-f FRAMEWORK compare' 8.1.0's"),
     OPT_CHOICE("--format", cli, format, table_formats,
-               "result format, xlsx like msprobe 8.1.0; the newest msprobe writes csv unless given --xlsx",
-               .def = "xlsx"),
-    OPT_SET_INT("--xlsx", cli, format, TABLE_XLSX,
-                "the newest msprobe's switch to xlsx; xlsx is our default already (--format csv gives csv)"),
-    OPT_BOOL("-s --stack_mode", cli, stack, "add the NPU_Stack_Info column (from the stack.json beside the target)"),
-    OPT_BOOL("-c --compare_only", cli, compare_only, "do not write the advisor file"),
+               "result format; by default xlsx in the 8.1 dialect, csv in the newest (as each msprobe writes)"),
+    OPT_SET_INT("--xlsx", cli, format, TABLE_XLSX, "the newest msprobe's switch to xlsx (same as --format xlsx)"),
+    OPT_BOOL("-s --stack_mode", cli, stack,
+             "add the NPU_Stack_Info column (from the stack.json beside the target); the newest dialect adds it "
+             "whenever that file exists"),
+    OPT_BOOL("-c --compare_only", cli, compare_only, "do not write the advisor file (the newest dialect writes none)"),
     OPT_BOOL("-da --diff_analyze", cli, diff_analyze,
              "step directories: find the first op that diverges across ranks, following communication "
              "(compare_result_rank*.json, diff_analyze_*.json); no table, no advisor"),
@@ -103,7 +118,8 @@ static const opt options[] = {
     OPT_GROUP("running"),
     OPT_FLAGS("--fail-on", cli, fail_on, fail_kinds, "KINDS",
               "exit with status 3 when rows fail -- warning (statistics), no (tensors: Accuracy No), different "
-              "(md5), any of those three -- or are unmatched, or highlighted red or yellow"),
+              "(md5), error (the newest dialect's Result), any of those four -- or are unmatched, or highlighted red "
+              "or yellow"),
     OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
                .flags = OPT_FILE),
     OPT_BOOL("--force", cli, force, "replace an existing --summary-json FILE"),
@@ -125,6 +141,7 @@ static const opt options[] = {
 
 static const opts_spec spec = {
     .usage = "-n TARGET -b BENCH [-o [DIR]] [options]\n"
+             "-tp TARGET -gp BENCH [-o [DIR]] [--xlsx] [options]\n"
              "-i compare.json [-o [DIR]] [options]",
     .about = "Compare a target dump (e.g. NPU) with a bench dump (e.g. GPU) written by msprobe, row by row, and "
              "write msprobe's comparison table (xlsx or csv) and advisor file. The dumps' task sets the mode: "
@@ -142,21 +159,39 @@ const command compare_command = {
     &spec, cmd_compare,
 };
 
-static opts_result parse_args(int argc, char **argv, cli *o)
+static opts_result parse_args(int argc, char **argv, const global_opts *g, cli *o)
 {
     memset(o, 0, sizeof *o);
     o->jobs = pool_cpus();
+    o->dialect = -1;
+    o->format = -1;
     opts_result pr = opts_parse(&spec, argc, argv, o, 0, NULL);
     if (pr != OPTS_RUN)
         return pr;
     if (o->quiet)
         log_set_quiet(1);
+    if ((o->target && o->target_new) || (o->bench && o->bench_new)) {
+        log_usage("give the target once (-n or -tp) and the bench once (-b or -gp)");
+        return OPTS_USAGE_ERROR;
+    }
+    /* the dialect follows the spelling: the newest msprobe's -tp/-gp write
+     * its table, 8.1.0's spellings (-n/-b, -i, -f FRAMEWORK first) 8.1.0's;
+     * and so does the format, unless given */
+    int newest_spelling = (o->target_new || o->bench_new) && !g->framework;
+    if (o->dialect < 0)
+        o->dialect = newest_spelling ? DIALECT_NEWEST : DIALECT_81;
+    if (o->format < 0)
+        o->format = dialect_of(o->dialect)->default_format;
+    if (!o->target)
+        o->target = o->target_new;
+    if (!o->bench)
+        o->bench = o->bench_new;
     if (o->input && (o->target || o->bench)) {
-        log_usage("give either -i compare.json or -n/-b, not both");
+        log_usage("give either -i compare.json or -n/-b (-tp/-gp), not both");
         return OPTS_USAGE_ERROR;
     }
     if (!o->input && (!o->target || !o->bench)) {
-        log_usage("both a target (-n) and a bench (-b) dump are needed, or -i compare.json");
+        log_usage("both a target (-n or -tp) and a bench (-b or -gp) dump are needed, or -i compare.json");
         return OPTS_USAGE_ERROR;
     }
     return OPTS_RUN;
@@ -224,7 +259,7 @@ static int run_one(void *arg, size_t i)
     run_state *s = arg;
     int rc = compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
     if (rc == 0)
-        summary_line(&s->jobs->v[i], &s->results[i], !s->opts->first_diff);
+        summary_line(&s->jobs->v[i], &s->results[i], !s->opts->first_diff && s->opts->dialect != DIALECT_NEWEST);
     return rc;
 }
 
@@ -261,7 +296,7 @@ static int job_names_free(const compare_job *j, const compare_opts *o, int layer
         names[n++] = compare_out_name(j, stamp, "compare_result", "json");
     } else {
         names[n++] = compare_result_name(j, o->format, stamp);
-        if (o->auto_analyze)
+        if (o->auto_analyze && dialect_of(o->dialect)->advisor)
             names[n++] = compare_out_name(j, stamp, "advisor", "txt");
     }
     if (layer)
@@ -301,7 +336,7 @@ static int pick_stamp(const job_list *jobs, const compare_opts *o, int layer, ch
 int cmd_compare(int argc, char **argv, const global_opts *g)
 {
     cli o;
-    opts_result pr = parse_args(argc, argv, &o);
+    opts_result pr = parse_args(argc, argv, g, &o);
     if (pr != OPTS_RUN)
         return opts_exit_status(pr);
     run_opts ro_;
@@ -337,8 +372,9 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
         if (cj.has_stack && !cj.stack)
             ro.stack_policy = STACK_NONE;
     }
-    /* -da: the stack column whenever stack.json is there, as msprobe 8.3 does */
-    if (o.diff_analyze)
+    /* -da: the stack column whenever stack.json is there, as msprobe 8.3
+     * does; and so does the newest msprobe, which has no -s */
+    if (o.diff_analyze || (o.dialect == DIALECT_NEWEST && !o.input))
         ro.stack_policy = STACK_AUTO;
     compare_opts opts = {.stack_mode = o.stack,
                          .auto_analyze = !o.compare_only,
@@ -348,6 +384,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
                          .zero_d_repeat = o.compat,
                          .fuzzy = o.fuzzy,
                          .first_diff = o.diff_analyze,
+                         .dialect = o.dialect,
                          .mapping = &o.mapping,
                          .outputs = outputs};
     char stamp[15];
@@ -373,7 +410,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++)
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
     if (status == EXIT_OK)
-        summary_total(s.results, jobs.n, !o.diff_analyze);
+        summary_total(s.results, jobs.n, !o.diff_analyze && o.dialect != DIALECT_NEWEST);
     if (o.diff_analyze && status == EXIT_OK)
         status = diff_analyze_jobs(&jobs, s.results, outputs);
     if (status == EXIT_OK && gate)

@@ -3,7 +3,12 @@
  * -- tensor-parallel shards, torch_dist chunks, or one tensor -- that are
  * views into the mapped files (nothing is copied or merged). A piece knows
  * where it lies in the full tensor, so two checkpoints sharded differently
- * compare piece against piece over their overlaps. */
+ * compare piece against piece over their overlaps.
+ *
+ * Parameters and pieces are held compactly -- their sizes, strides and
+ * offsets in the side's arena, a piece made a `tensor` (1 KB of fixed
+ * arrays) only while it is read -- so that a checkpoint of many small
+ * tensors costs about what its header or pickle says of them. */
 #ifndef MSP_CC_CKPT_H
 #define MSP_CC_CKPT_H
 
@@ -15,21 +20,31 @@
 #include "format/pt.h"
 #include "format/tensor.h"
 
+/* A view into a mapped file; owns nothing. */
 typedef struct {
-    tensor t;                          /* a view; owns nothing */
-    int64_t off[TENSOR_MAX_DIMS];      /* where it starts in the full tensor */
-    size_t src;                        /* the mapped file it lies in */
+    const unsigned char *storage;      /* NULL when empty */
+    size_t storage_size;
+    int64_t offset;                    /* elements from storage to element 0 */
+    const int64_t *dims;               /* ndim sizes, ndim strides (elements), ndim places in the full
+                                          tensor: CK_SIZE, CK_STRIDE, CK_AT */
+    size_t numel;
+    uint32_t src;                      /* the mapped file it lies in */
+    uint8_t dtype, ndim, byteswap;
 } ck_piece;
 
+#define CK_SIZE(x, d) ((x)->dims[(d)])
+#define CK_STRIDE(x, d) ((x)->dims[(x)->ndim + (d)])
+#define CK_AT(x, d) ((x)->dims[2 * (x)->ndim + (d)])
+
 typedef struct {
-    char *name;
-    int ndim;
-    int64_t shape[TENSOR_MAX_DIMS];
+    const char *name;                  /* in the side's arena */
+    const int64_t *shape;              /* ndim sizes, in the side's arena */
     ck_piece *pieces;                  /* tile the full tensor */
-    size_t npieces;
     ck_piece *replicas;                /* Megatron: the other TP ranks' copies of a replicated
                                           parameter, checked against pieces[0] */
-    size_t nreplicas;
+    uint32_t npieces, nreplicas;
+    uint32_t file;                     /* the file it was found in (the first, when several) */
+    int ndim;
 } ck_param;
 
 typedef struct {
@@ -41,6 +56,7 @@ typedef struct {
     size_t narchives, acap;
     ck_param *params;                  /* sorted by name once loaded */
     size_t n, cap;
+    arena a;                           /* names, shapes, the pieces' dims */
     uint64_t bytes;                    /* of the pieces' data */
     int threads;
     progress_job *pj;
@@ -67,10 +83,19 @@ char *ck_renumber(const char *key, int pp_size, int pp_rank, long layers_per_sta
 long ck_layer_index(const char *name, size_t len);
 
 /* Internal to the loaders: add a mapped file (index returned, -1 on
- * error), a parameter (keeps name, pieces). */
+ * error), a parameter (zeroed), room for `more` of them; pieces (zeroed)
+ * in the side's arena, as names and shapes. */
 long ck_add_file(ck_side *s, const char *path);
 ck_param *ck_add_param(ck_side *s);
-void ck_param_free(ck_param *p);
+void ck_reserve(ck_side *s, size_t more);
+ck_piece *ck_pieces(ck_side *s, size_t n);
+/* name[0, len) and shape[0, ndim) into the side's arena, for p. */
+void ck_param_set(ck_side *s, ck_param *p, const char *name, size_t len, int ndim, const int64_t *shape);
+/* Piece x from the view t, placed at `at` in the full tensor (NULL: at
+ * the origin), lying in file `src`. */
+void ck_piece_set(ck_side *s, ck_piece *x, const tensor *t, const int64_t *at, size_t src);
+/* Piece x as a tensor (a view; owns nothing). */
+void ck_piece_view(const ck_piece *x, tensor *out);
 /* torch_dist and safetensors directories / files. */
 int ck_load_torch_dist(const char *dir, ck_side *s);
 int ck_load_safetensors(const char *path, int is_dir, ck_side *s);

@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/outdir.h"
+#include "base/outstream.h"
 #include "base/pool.h"
 #include "base/progress.h"
 #include "base/strbuf.h"
@@ -34,61 +35,90 @@ enum { SPLIT = 1 << 22 };
 
 enum { W_SUMS, W_ALLCLOSE };
 
+/* A range of one overlap of a piece x of side a with a piece y of side b
+ * (W_SUMS), or a replica y checked against x (W_ALLCLOSE). The views are
+ * made when the work runs: a `tensor` is 1 KB of fixed arrays, and a
+ * checkpoint of many small tensors has a work item for each. */
 typedef struct {
-    size_t param;            /* result index (W_SUMS) or side param index (W_ALLCLOSE) */
-    int kind;
-    const ck_side *sa, *sb;  /* where a and b lie */
-    size_t fa, fb;
-    tensor a, b;
+    const ck_side *sa, *sb;
+    const ck_piece *x, *y;
     size_t start, count;
     tensor_sums sums;
-    int close;
+    uint32_t param;          /* result index (W_SUMS) or side param index (W_ALLCLOSE) */
+    uint8_t kind, close;
 } work;
 
 typedef struct {
     const ck_param *pa, *pb;
-    int same_shape;
-    tensor_sums sums;
     double l2, cos;
-    int cos_null;
+    uint8_t same_shape, cos_null;
 } result;
 
 typedef struct {
-    work *v;
-    size_t n, cap;
+    work *v;                 /* NULL while the items are only counted */
+    size_t n;
     progress_job *pj;
 } plan;
+
+/* The box [lo, hi) where pieces x and y overlap in the full tensor; 0
+ * when they do not. */
+static int overlap(const ck_piece *x, const ck_piece *y, int ndim, int64_t *lo, int64_t *hi)
+{
+    for (int d = 0; d < ndim; d++) {
+        lo[d] = CK_AT(x, d) > CK_AT(y, d) ? CK_AT(x, d) : CK_AT(y, d);
+        int64_t ex = CK_AT(x, d) + CK_SIZE(x, d), ey = CK_AT(y, d) + CK_SIZE(y, d);
+        hi[d] = ex < ey ? ex : ey;
+        if (lo[d] >= hi[d])
+            return 0;
+    }
+    return 1;
+}
 
 /* The part of piece x inside the box [lo, hi) of the full tensor. */
 static int sub_view(const ck_piece *x, const int64_t *lo, const int64_t *hi, int ndim, const char *path, tensor *out)
 {
-    *out = x->t;
-    out->map = (mapped_file){0};
-    out->owned = NULL;
-    int64_t shape[TENSOR_MAX_DIMS];
+    ck_piece_view(x, out);
+    int64_t shape[TENSOR_MAX_DIMS], offset = out->offset;
     for (int d = 0; d < ndim; d++) {
-        out->offset += (lo[d] - x->off[d]) * x->t.stride[d];
+        offset += (lo[d] - CK_AT(x, d)) * CK_STRIDE(x, d);
         shape[d] = hi[d] - lo[d];
     }
-    int64_t stride[TENSOR_MAX_DIMS];
-    memcpy(stride, x->t.stride, (size_t)ndim * sizeof *stride);
-    const unsigned char *storage = x->t.storage;
-    size_t ssize = x->t.storage_size;
-    int64_t offset = out->offset;
     if (tensor_set_shape(out, path, ndim, shape, 0) != 0)
         return -1;
-    memcpy(out->stride, stride, (size_t)ndim * sizeof *stride);
+    for (int d = 0; d < ndim; d++)
+        out->stride[d] = CK_STRIDE(x, d);
     out->offset = offset;
-    out->storage = storage;
-    out->storage_size = ssize;
     return tensor_check_view(out, path);
 }
 
+/* The two views a work item reads. */
+static int work_views(const work *w, tensor *a, tensor *b)
+{
+    if (w->kind == W_ALLCLOSE) {
+        ck_piece_view(w->x, a);
+        ck_piece_view(w->y, b);
+        return 0;
+    }
+    int64_t lo[TENSOR_MAX_DIMS], hi[TENSOR_MAX_DIMS];
+    overlap(w->x, w->y, w->x->ndim, lo, hi);
+    if (sub_view(w->x, lo, hi, w->x->ndim, w->sa->files[w->x->src].path, a) != 0
+        || sub_view(w->y, lo, hi, w->x->ndim, w->sb->files[w->y->src].path, b) != 0)
+        return -1;
+    return 0;
+}
+
+/* (When p->v is NULL, the items are counted: the plan is made twice, so
+ * that its array is allocated once, at its size.) */
 static void add_work(plan *p, const work *w)
 {
     size_t n = w->count;
     for (size_t s = 0; s < n || (n == 0 && s == 0); s += SPLIT) {
-        GROW(p->v, p->cap, p->n + 1);
+        if (!p->v) {
+            p->n++;
+            if (n == 0)
+                break;
+            continue;
+        }
         p->v[p->n] = *w;
         p->v[p->n].start = s;
         p->v[p->n].count = n - s < SPLIT ? n - s : SPLIT;
@@ -98,34 +128,25 @@ static void add_work(plan *p, const work *w)
     }
 }
 
-/* Every overlap of a piece of pa with a piece of pb. */
+/* Every overlap of a piece of pa with a piece of pb (its views checked
+ * here, made again when the work runs). */
 static int plan_param(plan *p, size_t r, const ck_side *a, const ck_param *pa, const ck_side *b, const ck_param *pb)
 {
     for (size_t i = 0; i < pa->npieces; i++)
         for (size_t k = 0; k < pb->npieces; k++) {
-            const ck_piece *x = &pa->pieces[i], *y = &pb->pieces[k];
+            work w = {.sa = a, .sb = b, .x = &pa->pieces[i], .y = &pb->pieces[k], .param = (uint32_t)r,
+                      .kind = W_SUMS};
             int64_t lo[TENSOR_MAX_DIMS], hi[TENSOR_MAX_DIMS];
-            int empty = 0;
-            for (int d = 0; d < pa->ndim && !empty; d++) {
-                lo[d] = x->off[d] > y->off[d] ? x->off[d] : y->off[d];
-                int64_t ex = x->off[d] + x->t.shape[d], ey = y->off[d] + y->t.shape[d];
-                hi[d] = ex < ey ? ex : ey;
-                empty = lo[d] >= hi[d];
-            }
-            if (empty)
+            if (!overlap(w.x, w.y, pa->ndim, lo, hi))
                 continue;
-            work w;
-            memset(&w, 0, sizeof w);
-            w.param = r;
-            w.kind = W_SUMS;
-            w.sa = a;
-            w.sb = b;
-            w.fa = x->src;
-            w.fb = y->src;
-            if (sub_view(x, lo, hi, pa->ndim, a->files[x->src].path, &w.a) != 0
-                || sub_view(y, lo, hi, pa->ndim, b->files[y->src].path, &w.b) != 0)
-                return -1;
-            w.count = w.a.numel;
+            w.count = 1;
+            for (int d = 0; d < pa->ndim; d++)
+                w.count *= (size_t)(hi[d] - lo[d]);
+            if (p->v) {
+                tensor va, vb;
+                if (work_views(&w, &va, &vb) != 0)
+                    return -1;
+            }
             add_work(p, &w);
         }
     return 0;
@@ -136,21 +157,15 @@ static void plan_replicas(plan *p, const ck_side *s)
     for (size_t i = 0; i < s->n; i++) {
         const ck_param *prm = &s->params[i];
         for (size_t k = 0; k < prm->nreplicas; k++) {
-            work w;
-            memset(&w, 0, sizeof w);
-            w.param = i;
-            w.kind = W_ALLCLOSE;
-            w.sa = w.sb = s;
-            w.a = prm->pieces[0].t;
-            w.b = prm->replicas[k].t;
-            w.fa = prm->pieces[0].src;
-            w.fb = prm->replicas[k].src;
-            w.close = w.a.ndim == w.b.ndim && w.a.numel == w.b.numel;
-            for (int d = 0; w.close && d < w.a.ndim; d++)
-                w.close = w.a.shape[d] == w.b.shape[d];
-            w.count = w.close ? w.a.numel : 0;
-            GROW(p->v, p->cap, p->n + 1);
-            p->v[p->n++] = w;
+            const ck_piece *x = &prm->pieces[0], *y = &prm->replicas[k];
+            work w = {.sa = s, .sb = s, .x = x, .y = y, .param = (uint32_t)i, .kind = W_ALLCLOSE};
+            w.close = x->ndim == y->ndim && x->numel == y->numel;
+            for (int d = 0; w.close && d < x->ndim; d++)
+                w.close = CK_SIZE(x, d) == CK_SIZE(y, d);
+            w.count = w.close ? x->numel : 0;
+            if (p->v)
+                p->v[p->n] = w;
+            p->n++;
         }
     }
 }
@@ -163,19 +178,22 @@ static int run_work(void *arg, size_t i)
         return 0;
     if (w->kind == W_ALLCLOSE && !w->close)
         return 0;
+    tensor a, b;
+    if (work_views(w, &a, &b) != 0)
+        return -1;
     file_guard ga, gb;
-    file_guard_begin(&ga, &w->sa->files[w->fa]);
-    file_guard_begin(&gb, &w->sb->files[w->fb]);
+    file_guard_begin(&ga, &w->sa->files[w->x->src]);
+    file_guard_begin(&gb, &w->sb->files[w->y->src]);
     if (w->kind == W_SUMS)
-        tensor_sums_add(&w->a, &w->b, w->start, w->count, 0, &w->sums);
+        tensor_sums_add(&a, &b, w->start, w->count, 0, &w->sums);
     else
-        w->close = tensor_allclose(&w->a, &w->b, 0, w->count);
+        w->close = (uint8_t)tensor_allclose(&a, &b, 0, w->count);
     int rc = 0;
     if (file_guard_end(&gb) != 0)
         rc = -1;
     if (file_guard_end(&ga) != 0)
         rc = -1;
-    progress_add(p->pj, (uint64_t)w->count * (dtype_size(w->a.dtype) + dtype_size(w->b.dtype)));
+    progress_add(p->pj, (uint64_t)w->count * (dtype_size(a.dtype) + dtype_size(b.dtype)));
     return rc;
 }
 
@@ -189,9 +207,9 @@ static uint64_t numel(const ck_param *p)
 
 /* msprobe's float32 arithmetic on the sums: norms and dot rounded to
  * float32, their quotient too. */
-static void finish(result *r)
+static void finish(result *r, const tensor_sums *sums)
 {
-    float dd = (float)r->sums.dd, aa = (float)r->sums.aa, bb = (float)r->sums.bb, dot = (float)r->sums.dot;
+    float dd = (float)sums->dd, aa = (float)sums->aa, bb = (float)sums->bb, dot = (float)sums->dot;
     r->l2 = sqrtf(dd);
     float na = sqrtf(aa), nb = sqrtf(bb);
     r->cos_null = 0;
@@ -277,22 +295,33 @@ static void json_result(strbuf *sb, const result *r)
 
 /* json.dump(results, indent=4): parameters in name order (msprobe: the
  * order of a Python set). */
-static void write_json(strbuf *sb, const result *r, size_t n)
+static int write_json(const char *path, const result *r, size_t n, out_run *run)
 {
-    if (!n) {
-        sb_adds(sb, "{}");
-        return;
+    out_stream os;
+    if (out_stream_open(&os, xstrdup(path)) != 0) {
+        out_stream_close(&os);
+        free(os.path);
+        return -1;
     }
+    strbuf *sb = &os.sb;
+    int rc = 0;
     sb_addc(sb, '{');
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         if (i)
             sb_addc(sb, ',');
         jsonw_newline(sb, 4, 1);
         jsonw_str_ascii(sb, r[i].pa->name, strlen(r[i].pa->name));
         sb_adds(sb, ": ");
         json_result(sb, &r[i]);
+        rc = out_stream_flush(&os, OUT_STREAM_CHUNK);
     }
-    sb_adds(sb, "\n}");
+    sb_adds(sb, n ? "\n}" : "}");
+    /* replaced only with --force: out_named refused it otherwise */
+    if (rc == 0)
+        rc = out_stream_commit_replace(&os, run, "result");
+    out_stream_close(&os);
+    free(os.path);
+    return rc;
 }
 
 static void dims_text(strbuf *sb, const ck_param *p)
@@ -393,55 +422,69 @@ static void only_in(const ck_side *s, const ck_side *other, const char *label)
 static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job *pj, out_run *run)
 {
     result *res = xcalloc(a->n + 1, sizeof *res);
-    size_t nr = 0;
-    plan p = {NULL, 0, 0, pj};
+    size_t nr = 0, first_replica = 0;
+    plan p = {NULL, 0, pj};
     int rc = 0;
-    for (size_t i = 0, j = 0; i < a->n && rc == 0; i++) {
-        while (j < b->n && strcmp(b->params[j].name, a->params[i].name) < 0)
-            j++;
-        if (j == b->n || strcmp(b->params[j].name, a->params[i].name))
-            continue;
-        result *r = &res[nr];
-        r->pa = &a->params[i];
-        r->pb = &b->params[j];
-        r->same_shape = shape_equal(r->pa->ndim, r->pa->shape, r->pb->ndim, r->pb->shape);
-        if (r->same_shape)
-            rc = plan_param(&p, nr, a, r->pa, b, r->pb);
-        else
-            log_warn_as("parameters of different shapes", "%s: shapes differ, l2 and cos are null", r->pa->name);
-        nr++;
+    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+        if (pass) {
+            p.v = xmalloc_array(p.n ? p.n : 1, sizeof *p.v);
+            p.n = 0;
+        }
+        nr = 0;
+        for (size_t i = 0, j = 0; i < a->n && rc == 0; i++) {
+            while (j < b->n && strcmp(b->params[j].name, a->params[i].name) < 0)
+                j++;
+            if (j == b->n || strcmp(b->params[j].name, a->params[i].name))
+                continue;
+            result *r = &res[nr];
+            r->pa = &a->params[i];
+            r->pb = &b->params[j];
+            r->same_shape = shape_equal(r->pa->ndim, r->pa->shape, r->pb->ndim, r->pb->shape);
+            if (r->same_shape)
+                rc = plan_param(&p, nr, a, r->pa, b, r->pb);
+            else if (pass)
+                log_warn_as("parameters of different shapes", "%s: shapes differ, l2 and cos are null", r->pa->name);
+            nr++;
+        }
+        first_replica = p.n;
+        plan_replicas(&p, a);
+        plan_replicas(&p, b);
     }
-    size_t first_replica = p.n;
-    plan_replicas(&p, a);
-    plan_replicas(&p, b);
     uint64_t bytes = 0;
     for (size_t i = 0; i < p.n; i++)
-        bytes += (uint64_t)p.v[i].count * (dtype_size(p.v[i].a.dtype) + dtype_size(p.v[i].b.dtype));
+        bytes += (uint64_t)p.v[i].count * (dtype_size((dtype_id)p.v[i].x->dtype) + dtype_size((dtype_id)p.v[i].y->dtype));
     progress_phase(pj, "compare", bytes, PROGRESS_BYTES);
     if (rc == 0)
         rc = pool_run(p.n, o->jobs, run_work, &p, NULL);
-    for (size_t i = 0; i < first_replica && rc == 0; i++) {
-        tensor_sums *s = &res[p.v[i].param].sums;
-        s->dot += p.v[i].sums.dot;
-        s->aa += p.v[i].sums.aa;
-        s->bb += p.v[i].sums.bb;
-        s->dd += p.v[i].sums.dd;
-    }
     for (size_t i = first_replica; i < p.n && rc == 0; i++)
         if (!p.v[i].close)
             log_warn_as("parameters inconsistent across TP ranks", "Inconsistent values for %s across TP ranks (%s)",
                         p.v[i].sa->params[p.v[i].param].name, p.v[i].sa->path);
+    /* each result's sums: its work items, in plan order (so the sums do
+     * not depend on the threads) */
     size_t differ = 0, shapes = 0;
-    for (size_t i = 0; i < nr && rc == 0; i++) {
+    for (size_t i = 0, w = 0; i < nr && rc == 0; i++) {
+        tensor_sums sums = {0};
+        for (; w < first_replica && p.v[w].param == i; w++) {
+            sums.dot += p.v[w].sums.dot;
+            sums.aa += p.v[w].sums.aa;
+            sums.bb += p.v[w].sums.bb;
+            sums.dd += p.v[w].sums.dd;
+        }
         if (res[i].same_shape) {
-            finish(&res[i]);
+            finish(&res[i], &sums);
             differ += res[i].l2 != 0;
         } else {
             shapes++;
         }
     }
-    only_in(a, b, "CKPT1");
-    only_in(b, a, "CKPT2");
+    if (rc == 0 && nr == 0)
+        rc = err_input(a->path, "has no parameter in common with %s (%zu parameters against %zu, named as msprobe "
+                                "maps them): nothing to compare", b->path, a->n, b->n);
+    if (rc == 0) {
+        only_in(a, b, "CKPT1");
+        only_in(b, a, "CKPT2");
+    }
     if (rc == 0) {
         progress_phase(pj, "write", 0, PROGRESS_ITEMS);
         char *dir = path_dirname(o->out);
@@ -449,13 +492,7 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
         free(dir);
     }
     if (rc == 0 && o->format == CC_FMT_JSON) {
-        strbuf sb = STRBUF_INIT;
-        write_json(&sb, res, nr);
-        const void *data = sb.buf;
-        size_t len = sb.len;
-        char *tmp = out_tmp_write(o->out, &data, &len, 1);
-        rc = tmp ? out_run_replace(run, tmp, o->out, "result") : -1;
-        sb_free(&sb);
+        rc = write_json(o->out, res, nr, run);
     } else if (rc == 0) {
         rc = write_table(o->out, o->format, res, nr, run);
     }

@@ -36,6 +36,8 @@ static char *iteration_dir(const char *path)
             if (n == 7 && !memcmp(s, "release", 7)) {
                 /* Megatron keeps a release checkpoint in release/ (msprobe 8.1.0 crashes) */
                 dir = path_join(path, "release");
+            } else if (cc_int_of(s, n, "", &it) == 0 && it < 0) {
+                err_input(tracker, "says %lld, a negative iteration number", it);
             } else if (cc_int_of(s, n, "", &it) == 0) {
                 char name[40];
                 snprintf(name, sizeof name, "iter_%07lld", it);
@@ -100,6 +102,7 @@ static int name_cmp(const void *x, const void *y)
 int ck_load(const char *path, int threads, progress_job *pj, ck_side *s)
 {
     memset(s, 0, sizeof *s);
+    arena_init(&s->a, 256 * 1024);
     s->path = path;
     s->threads = threads;
     s->pj = pj;
@@ -128,12 +131,19 @@ int ck_load(const char *path, int threads, progress_job *pj, ck_side *s)
     }
     if (rc == 0) {
         qsort(s->params, s->n, sizeof *s->params, name_cmp);
-        for (size_t i = 1; i < s->n && rc == 0; i++)
-            if (!strcmp(s->params[i - 1].name, s->params[i].name))
-                rc = err_input(path, "two tensors are named '%s' (after msprobe's name mapping)", s->params[i].name);
+        for (size_t i = 1; i < s->n && rc == 0; i++) {
+            const ck_param *a = &s->params[i - 1], *b = &s->params[i];
+            if (strcmp(a->name, b->name))
+                continue;
+            if (a->file != b->file && !strcmp(s->kind, "safetensors"))
+                rc = err_input(s->files[a->file > b->file ? a->file : b->file].path, "tensor '%s' is also in %s",
+                               b->name, s->files[a->file < b->file ? a->file : b->file].path);
+            else
+                rc = err_input(path, "two tensors are named '%s' (after msprobe's name mapping)", b->name);
+        }
         for (size_t i = 0; i < s->n; i++)
             for (size_t k = 0; k < s->params[i].npieces; k++)
-                s->bytes += s->params[i].pieces[k].t.numel * dtype_size(s->params[i].pieces[k].t.dtype);
+                s->bytes += s->params[i].pieces[k].numel * dtype_size((dtype_id)s->params[i].pieces[k].dtype);
     }
     return rc;
 }

@@ -134,6 +134,11 @@ static int load_rank(void *arg, size_t i)
                 if (m->kind == PK_DICT)
                     rc = flatten(rf, ar, m, "", v, 0, &budget);
             }
+            /* msprobe merges the other ranks' shards into a smaller
+             * tensor; a rank that is missing is refused, so is this */
+            if (rc == 0 && !pk_dict_get(root, "model0"))
+                rc = err_input(rf->path, "holds no model: its state dict has neither 'model' nor 'model0' (a Megatron "
+                                         "checkpoint keeps the weights there)");
         }
     }
     if (file_guard_end(&g) != 0)
@@ -194,32 +199,30 @@ static void shape_text(strbuf *sb, const tensor *t)
 }
 
 /* _consolidate_tp_weights for one key: the pieces of the full tensor. */
-static int consolidate(const char *dir, const part_entry *e, ck_param *p)
+static int consolidate(ck_side *s, const char *dir, const part_entry *e, ck_param *p, int64_t *shape)
 {
     static const char *const column[] = {"linear_qkv", "linear_fc1", "word_embeddings.weight", "output_layer.weight"};
     static const char *const row[] = {"linear_fc2.weight", "linear_proj.weight"};
     int axis = contains(e->key, column, 4) ? 0 : contains(e->key, row, 2) ? 1 : -1;
     const tensor *t0 = &e->shards[0]->t;
     p->ndim = t0->ndim;
-    memcpy(p->shape, t0->shape, (size_t)t0->ndim * sizeof *p->shape);
+    p->file = (uint32_t)e->src[0];
+    memcpy(shape, t0->shape, (size_t)t0->ndim * sizeof *shape);
     if (axis < 0 || e->n == 1) {
-        p->pieces = xcalloc(1, sizeof *p->pieces);
-        p->pieces[0].t = *t0;
-        p->pieces[0].src = e->src[0];
+        p->pieces = ck_pieces(s, 1);
+        ck_piece_set(s, &p->pieces[0], t0, NULL, e->src[0]);
         p->npieces = 1;
         if (axis < 0 && e->n > 1) {
-            p->replicas = xcalloc(e->n - 1, sizeof *p->replicas);
-            for (size_t k = 1; k < e->n; k++) {
-                p->replicas[k - 1].t = e->shards[k]->t;
-                p->replicas[k - 1].src = e->src[k];
-            }
-            p->nreplicas = e->n - 1;
+            p->replicas = ck_pieces(s, e->n - 1);
+            for (size_t k = 1; k < e->n; k++)
+                ck_piece_set(s, &p->replicas[k - 1], &e->shards[k]->t, NULL, e->src[k]);
+            p->nreplicas = (uint32_t)(e->n - 1);
         }
         return 0;
     }
-    p->pieces = xcalloc(e->n, sizeof *p->pieces);
-    p->npieces = e->n;
-    p->shape[axis] = 0;
+    p->pieces = ck_pieces(s, e->n);
+    p->npieces = (uint32_t)e->n;
+    shape[axis] = 0;
     for (size_t k = 0; k < e->n; k++) {
         const tensor *t = &e->shards[k]->t;
         int ok = t->ndim == t0->ndim && t->ndim > axis;
@@ -235,10 +238,10 @@ static int consolidate(const char *dir, const part_entry *e, ck_param *p)
             sb_free(&b);
             return -1;
         }
-        p->pieces[k].t = *t;
-        p->pieces[k].src = e->src[k];
-        p->pieces[k].off[axis] = p->shape[axis];
-        p->shape[axis] += t->shape[axis];
+        int64_t at[TENSOR_MAX_DIMS] = {0};
+        at[axis] = shape[axis];
+        ck_piece_set(s, &p->pieces[k], t, at, e->src[k]);
+        shape[axis] += t->shape[axis];
     }
     return 0;
 }
@@ -254,15 +257,13 @@ static void store(ck_side *s, strmap *names, ck_param *p)
         return;
     }
     ck_param *old = &s->params[*k];
-    free(old->pieces);
-    free(old->replicas);
-    free(p->name);
     old->ndim = p->ndim;
-    memcpy(old->shape, p->shape, sizeof p->shape);
+    old->shape = p->shape;
     old->pieces = p->pieces;
     old->npieces = p->npieces;
     old->replicas = p->replicas;
     old->nreplicas = p->nreplicas;
+    old->file = p->file;
 }
 
 static int int_arg(const char *path, const pk_value *args, const char *name, long dflt, long *out)
@@ -405,12 +406,13 @@ int ck_load_megatron(const char *dir, ck_side *s)
             for (size_t k = 0; k < part.n && rc == 0; k++) {
                 ck_param prm;
                 memset(&prm, 0, sizeof prm);
-                rc = consolidate(dir, &part.v[k], &prm);
+                int64_t shape[TENSOR_MAX_DIMS];
+                rc = consolidate(s, dir, &part.v[k], &prm, shape);
                 if (rc == 0) {
-                    prm.name = ck_renumber(part.v[k].key, (int)pp, (int)p, per_stage, experts, (int)ep, (int)e);
+                    char *name = ck_renumber(part.v[k].key, (int)pp, (int)p, per_stage, experts, (int)ep, (int)e);
+                    ck_param_set(s, &prm, name, strlen(name), prm.ndim, shape);
+                    free(name);
                     store(s, &names, &prm);
-                } else {
-                    ck_param_free(&prm);
                 }
             }
             for (size_t k = 0; k < part.n; k++) {

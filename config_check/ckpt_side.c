@@ -29,19 +29,59 @@ ck_param *ck_add_param(ck_side *s)
     return p;
 }
 
-void ck_param_free(ck_param *p)
+void ck_reserve(ck_side *s, size_t more)
 {
-    free(p->name);
-    free(p->pieces);
-    free(p->replicas);
-    memset(p, 0, sizeof *p);
+    if (s->cap - s->n < more) {
+        s->cap = s->n + more;
+        s->params = xrealloc(s->params, s->cap * sizeof *s->params);
+    }
+}
+
+ck_piece *ck_pieces(ck_side *s, size_t n) { return arena_calloc(&s->a, (n ? n : 1) * sizeof(ck_piece)); }
+
+void ck_param_set(ck_side *s, ck_param *p, const char *name, size_t len, int ndim, const int64_t *shape)
+{
+    p->name = arena_strndup(&s->a, name, len);
+    int64_t *sh = arena_alloc(&s->a, (ndim ? (size_t)ndim : 1) * sizeof *sh);
+    memcpy(sh, shape, (size_t)ndim * sizeof *sh);
+    p->shape = sh;
+    p->ndim = ndim;
+}
+
+void ck_piece_set(ck_side *s, ck_piece *x, const tensor *t, const int64_t *at, size_t src)
+{
+    int64_t *dims = arena_alloc(&s->a, (t->ndim ? 3 * (size_t)t->ndim : 1) * sizeof *dims);
+    for (int d = 0; d < t->ndim; d++) {
+        dims[d] = t->shape[d];
+        dims[t->ndim + d] = t->stride[d];
+        dims[2 * t->ndim + d] = at ? at[d] : 0;
+    }
+    *x = (ck_piece){.storage = t->storage, .storage_size = t->storage_size, .offset = t->offset, .dims = dims,
+                    .numel = t->numel, .src = (uint32_t)src, .dtype = (uint8_t)t->dtype, .ndim = (uint8_t)t->ndim,
+                    .byteswap = (uint8_t)(t->byteswap != 0)};
+}
+
+void ck_piece_view(const ck_piece *x, tensor *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dtype = (dtype_id)x->dtype;
+    out->ndim = x->ndim;
+    for (int d = 0; d < x->ndim; d++) {
+        out->shape[d] = CK_SIZE(x, d);
+        out->stride[d] = CK_STRIDE(x, d);
+    }
+    out->offset = x->offset;
+    out->numel = x->numel;
+    out->byteswap = x->byteswap;
+    out->storage = x->storage;
+    out->storage_size = x->storage_size;
+    tensor_check_view(out, NULL); /* checked when the piece was made: sets `contiguous` */
 }
 
 void ck_free(ck_side *s)
 {
-    for (size_t i = 0; i < s->n; i++)
-        ck_param_free(&s->params[i]);
     free(s->params);
+    arena_free(&s->a);
     for (size_t i = 0; i < s->narchives; i++)
         pt_close(s->archives[i]);
     free(s->archives);

@@ -3,6 +3,7 @@
  * full tensors (ckpt.h). */
 #include "config_check/ckpt.h"
 #include "base/err.h"
+#include "base/le.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
 #include "base/strmap.h"
@@ -52,17 +53,19 @@ static int load_chunk(ck_side *s, const dcp_tensor *t, const dcp_chunk *c, size_
     file_guard_begin(&g, f);
     int rc = -1;
     pt_archive *ar = pt_open(where, f->data + c->offset, (size_t)c->length);
+    tensor view;
+    memset(&view, 0, sizeof view);
     if (ar) {
         const pk_value *root = pt_root(ar);
         if (!pt_is_tensor(root))
             err_input(where, "holds no tensor");
-        else if (pt_tensor(ar, root, &out->t) == 0)
+        else if (pt_tensor(ar, root, &view) == 0)
             rc = 0;
     }
     if (rc == 0) {
-        int same = out->t.ndim == t->ndim;
+        int same = view.ndim == t->ndim;
         for (int d = 0; same && d < t->ndim; d++)
-            same = out->t.shape[d] == c->sizes[d];
+            same = view.shape[d] == c->sizes[d];
         if (!same)
             rc = err_input(where, "the stored tensor's shape is not the chunk's");
     }
@@ -75,8 +78,8 @@ static int load_chunk(ck_side *s, const dcp_tensor *t, const dcp_chunk *c, size_
     }
     pt_close(ar);
     sb_free(&what);
-    out->src = file;
-    memcpy(out->off, c->offsets, (size_t)t->ndim * sizeof *out->off);
+    if (rc == 0)
+        ck_piece_set(s, out, &view, c->offsets, file);
     return rc;
 }
 
@@ -105,16 +108,19 @@ int ck_load_torch_dist(const char *dir, ck_side *s)
             break;
         }
         ck_param *p = ck_add_param(s);
-        ck_map_name(t->fqn, strlen(t->fqn), &p->name);
-        p->ndim = t->ndim;
-        memcpy(p->shape, t->size, (size_t)t->ndim * sizeof *p->shape);
-        p->pieces = xcalloc(t->nchunks ? t->nchunks : 1, sizeof *p->pieces);
+        char *name;
+        ck_map_name(t->fqn, strlen(t->fqn), &name);
+        ck_param_set(s, p, name, strlen(name), t->ndim, t->size);
+        free(name);
+        p->pieces = ck_pieces(s, t->nchunks);
         for (size_t c = 0; c < t->nchunks && rc == 0; c++) {
             long f = chunk_file(s, &files, dir, t->chunks[c].file);
             if (f < 0 || load_chunk(s, t, &t->chunks[c], (size_t)f, &p->pieces[p->npieces]) != 0)
                 rc = -1;
-            else if (p->pieces[p->npieces].t.numel)
+            else if (p->pieces[p->npieces].numel)
                 p->npieces++;
+            if (c == 0 && f >= 0)
+                p->file = (uint32_t)f;
             progress_add(s->pj, 1);
         }
     }
@@ -126,7 +132,7 @@ int ck_load_torch_dist(const char *dir, ck_side *s)
 
 /* ---- safetensors ------------------------------------------------------------- */
 
-static int add_file_tensors(ck_side *s, const char *path, strmap *seen)
+static int add_file_tensors(ck_side *s, const char *path)
 {
     long f = ck_add_file(s, path);
     if (f < 0)
@@ -138,26 +144,49 @@ static int add_file_tensors(ck_side *s, const char *path, strmap *seen)
     int rc = safetensors_parse(path, m->data, m->size, &st);
     if (file_guard_end(&g) != 0)
         rc = -1;
+    if (rc == 0)
+        ck_reserve(s, st.n);
     for (size_t i = 0; i < st.n && rc == 0; i++) {
-        int added;
-        strmap_put(seen, st.v[i].name, strlen(st.v[i].name), s->n, &added);
-        if (!added) {
-            rc = err_input(path, "tensor '%s' is also in another file of the checkpoint", st.v[i].name);
-            break;
-        }
+        const st_tensor *t = &st.v[i];
         ck_param *p = ck_add_param(s);
-        p->name = st.v[i].name;
-        st.v[i].name = NULL;
-        p->ndim = st.v[i].t.ndim;
-        memcpy(p->shape, st.v[i].t.shape, (size_t)p->ndim * sizeof *p->shape);
-        p->pieces = xcalloc(1, sizeof *p->pieces);
-        p->pieces[0].t = st.v[i].t;
-        p->pieces[0].src = (size_t)f;
-        p->npieces = st.v[i].t.numel ? 1 : 0;
+        ck_param_set(s, p, t->name, strlen(t->name), t->ndim, t->shape);
+        p->file = (uint32_t)f;
+        if (t->numel) {
+            tensor view;
+            st_view(t, &view);
+            p->pieces = ck_pieces(s, 1);
+            ck_piece_set(s, &p->pieces[0], &view, NULL, (size_t)f);
+            p->npieces = 1;
+        }
     }
     safetensors_free(&st);
+    /* the header is not read again: its pages leave (the tensors' stay) */
+    if (m->size >= 8)
+        file_map_drop(m, 0, 8 + (size_t)(le_get64(m->data) < m->size - 8 ? le_get64(m->data) : m->size - 8));
     progress_add(s->pj, 1);
     return rc;
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(((const ck_param *)x)->name, ((const ck_param *)y)->name);
+}
+
+/* Every tensor the index's weight_map names is in the shard it names. */
+static int check_index(ck_side *s, const char *index, const st_shard_of *map, size_t nmap, size_t first_file)
+{
+    qsort(s->params, s->n, sizeof *s->params, by_name);
+    for (size_t i = 0; i < nmap; i++) {
+        ck_param key = {.name = map[i].tensor};
+        const ck_param *p = bsearch(&key, s->params, s->n, sizeof *s->params, by_name);
+        const char *shard = s->files[first_file + (size_t)map[i].file].path;
+        if (!p)
+            return err_input(index, "weight_map puts tensor '%s' in %s, which does not hold it", map[i].tensor, shard);
+        if (p->file != first_file + (size_t)map[i].file)
+            return err_input(index, "weight_map puts tensor '%s' in %s, but %s holds it", map[i].tensor, shard,
+                             s->files[p->file].path);
+    }
+    return 0;
 }
 
 int ck_load_safetensors(const char *path, int is_dir, ck_side *s)
@@ -166,15 +195,20 @@ int ck_load_safetensors(const char *path, int is_dir, ck_side *s)
     char **names = NULL;
     long n = 0;
     int rc = 0;
+    char *index = NULL;
+    st_shard_of *map = NULL;
+    size_t nmap = 0;
     if (!is_dir) {
         names = xmalloc(sizeof *names);
         names[0] = xstrdup(path);
         n = 1;
     } else {
-        char *index = path_join(path, "model.safetensors.index.json");
+        index = path_join(path, "model.safetensors.index.json");
         if (path_kind(index) == PATH_FILE) {
-            rc = safetensors_index(index, &names, &n);
+            rc = safetensors_index(index, &names, &n, &map, &nmap);
         } else {
+            free(index);
+            index = NULL;
             char **all;
             long na = dir_list(path, &all);
             if (na < 0) {
@@ -187,19 +221,20 @@ int ck_load_safetensors(const char *path, int is_dir, ck_side *s)
                 names_free(all, na);
             }
         }
-        free(index);
         for (long i = 0; i < n && rc == 0; i++) {
             char *full = path_join(path, names[i]);
             free(names[i]);
             names[i] = full;
         }
     }
-    strmap seen;
-    strmap_init(&seen, 1024);
+    size_t first_file = s->nfiles;
     progress_phase(s->pj, "load", (uint64_t)n, PROGRESS_ITEMS);
     for (long i = 0; i < n && rc == 0; i++)
-        rc = add_file_tensors(s, names[i], &seen);
-    strmap_free(&seen);
+        rc = add_file_tensors(s, names[i]);
+    if (rc == 0 && index)
+        rc = check_index(s, index, map, nmap, first_file);
+    st_shard_of_free(map, nmap);
+    free(index);
     if (names)
         names_free(names, n);
     return rc;

@@ -86,6 +86,7 @@ typedef struct {
     out_run *outputs;
     const char *out_dir;
     visdb *db;              /* the .vis.db being written (GF_DB) */
+    int ranks_given;        /* a step directory or a dump root, not a rank directory */
 } run_ctx;
 
 static void job_release(rank_job *j)
@@ -113,6 +114,34 @@ static void rank_job_free(rank_job *j)
     free(j->page_path);
 }
 
+/* Keep in a and b the names both hold (in a's order, b's entries at the
+ * same places). 0. */
+static int common_names(dumptree_list *a, dumptree_list *b)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        size_t j = 0;
+        while (j < b->n && strcmp(a->v[i].name, b->v[j].name) != 0)
+            j++;
+        if (j == b->n) {
+            free(a->v[i].name);
+            free(a->v[i].path);
+            continue;
+        }
+        /* b's match goes to place w (swapped, so nothing is lost) */
+        dumptree_dir t = b->v[w];
+        b->v[w] = b->v[j];
+        b->v[j] = t;
+        a->v[w++] = a->v[i];
+    }
+    for (size_t j = w; j < b->n; j++) {
+        free(b->v[j].name);
+        free(b->v[j].path);
+    }
+    a->n = b->n = w;
+    return 0;
+}
+
 /* The pairs of rank directories of two step directories: by name; one
  * rank/proc directory on each side pairs whatever its name. */
 static int pair_ranks(const char *npu, const char *bench, const char *step, long stepno, run_ctx *rc,
@@ -131,6 +160,14 @@ static int pair_ranks(const char *npu, const char *bench, const char *step, long
         res = err_input(npu, "holds no rank directory");
     int single = bench && nr.n == 1 && br.n == 1 && nr.v[0].naming != DUMPTREE_NUMBERED &&
                  br.v[0].naming != DUMPTREE_NUMBERED;
+    if (res == 0 && bench && !single && graph_newest_rules(rc->o)) {
+        /* the newest msprobe compares the ranks both runs have */
+        res = common_names(&nr, &br);
+        if (res == 0 && nr.n == 0)
+            res = err_input(bench, "has none of the ranks of %s: The ranks in the two runs are completely "
+                                   "different. Unable to match the ranks.",
+                            npu);
+    }
     if (res == 0 && bench && !single) {
         int same = nr.n == br.n;
         for (size_t i = 0; i < nr.n && same; i++)
@@ -181,6 +218,7 @@ static int plan(const char *npu, const char *bench, run_ctx *rc)
                                     "inconsistent.",
                              level_name(lb), npu, level_name(ln));
     }
+    rc->ranks_given = ln != LEVEL_RANK;
     if (ln == LEVEL_RANK) {
         rc->steps = xcalloc(1, sizeof *rc->steps);
         rc->nsteps = 1;
@@ -206,7 +244,13 @@ static int plan(const char *npu, const char *bench, run_ctx *rc)
         return -1;
     }
     int res = 0;
-    if (bench) {
+    if (bench && graph_newest_rules(rc->o)) {
+        /* the newest msprobe compares the steps both runs have */
+        common_names(&ns, &bs);
+        if (ns.n == 0)
+            res = err_input(bench, "has none of the steps of %s: Two steps cannot obtain intersection.", npu);
+    }
+    if (bench && res == 0) {
         int same = ns.n == bs.n;
         for (size_t i = 0; i < ns.n && same; i++)
             same = !strcmp(ns.v[i].name, bs.v[i].name);
@@ -409,15 +453,18 @@ static int run_step(run_ctx *rc, step_jobs *sj)
     step_arg sa = {rc, sj, (int)((size_t)jobs / (at_once ? at_once : 1))};
     if (pool_run(sj->n, rc->o->jobs, build_job, &sa, NULL) != 0)
         return -1;
-    if (sj->n > 1) {
+    /* 8.1.0 links the ranks of a step when there are several; the newest
+     * msprobe those of every step and rank directory it was given */
+    int newest = graph_newest_rules(rc->o);
+    if (sj->n > 1 || (newest && rc->ranks_given)) {
         graph **gs = xmalloc_array(sj->n, sizeof *gs);
         for (size_t k = 0; k < sj->n; k++)
             gs[k] = &sj->v[k].gn;
-        graph_distributed(gs, sj->n, rc->o->overflow_check);
+        graph_distributed(gs, sj->n, rc->o->overflow_check, newest);
         if (rc->compare) {
             for (size_t k = 0; k < sj->n; k++)
                 gs[k] = &sj->v[k].gb;
-            graph_distributed(gs, sj->n, rc->o->overflow_check);
+            graph_distributed(gs, sj->n, rc->o->overflow_check, newest);
         }
         free(gs);
     }

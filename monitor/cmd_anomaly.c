@@ -16,6 +16,7 @@
 #include "format/jsonw.h"
 #include "model/table.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,11 +100,15 @@ static const char *const HEADER[] = {"index", "step", "rank", "micro_step", "pp_
                                      "module", "kind", "rule", "op", "value", "history_mean", "tag_name"};
 enum { NCOLS = sizeof HEADER / sizeof HEADER[0] };
 
-/* The cells of one anomaly (texts in `sb`, which must not move: sized first). */
-static void row_cells(const anomaly *a, size_t index, char num[7][24], cell *c)
+/* The cells of one anomaly; its message is parsed again into `scratch`
+ * (the caller resets it). */
+static int row_cells(const anomaly_list *l, const anomaly *a, size_t index, arena *scratch, char num[7][24], cell *c)
 {
+    const jval *field[AF_COUNT];
+    if (anomaly_fields_of(l, a, scratch, field) != 0)
+        return -1;
     message_parts mp;
-    split_message(a->field[AF_MESSAGE], &mp);
+    split_message(field[AF_MESSAGE], &mp);
     long long v[7] = {(long long)index, a->step, a->rank, a->micro_step, a->pp_stage, a->vpp_stage, a->call_id};
     for (int i = 0; i < 7; i++) {
         snprintf(num[i], 24, "%lld", v[i]);
@@ -121,9 +126,10 @@ static void row_cells(const anomaly *a, size_t index, char num[7][24], cell *c)
     c[11] = cell_str(mp.value ? mp.value : "", mp.value_len);
     c[12] = cell_str(mp.mean ? mp.mean : "", mp.mean_len);
     c[13] = cell_str(a->tag, a->tag_len);
+    return 0;
 }
 
-static void print_table(const anomaly *const *sel, size_t n)
+static int print_table(const anomaly_list *l, const anomaly *const *sel, size_t n)
 {
     /* columns shown: index step rank kind module rule op value history_mean */
     static const int shown[] = {0, 1, 2, 8, 7, 9, 10, 11, 12};
@@ -133,8 +139,13 @@ static void print_table(const anomaly *const *sel, size_t n)
         width[j] = strlen(HEADER[shown[j]]);
     cell c[NCOLS];
     char num[7][24];
-    for (size_t i = 0; i < n; i++) {
-        row_cells(sel[i], i, num, c);
+    arena scratch;
+    arena_init(&scratch, 1 << 14);
+    for (size_t i = 0; i < n; i++, arena_reset(&scratch)) {
+        if (row_cells(l, sel[i], i, &scratch, num, c) != 0) {
+            arena_free(&scratch);
+            return -1;
+        }
         for (int j = 0; j < NSHOWN; j++)
             if (c[shown[j]].len > width[j])
                 width[j] = c[shown[j]].len;
@@ -142,8 +153,9 @@ static void print_table(const anomaly *const *sel, size_t n)
     for (int j = 0; j < NSHOWN; j++)
         printf("%s%-*s", j ? "  " : "", j == NSHOWN - 1 ? 0 : (int)width[j], HEADER[shown[j]]);
     printf("\n");
-    for (size_t i = 0; i < n; i++) {
-        row_cells(sel[i], i, num, c);
+    for (size_t i = 0; i < n; i++, arena_reset(&scratch)) {
+        if (row_cells(l, sel[i], i, &scratch, num, c) != 0)
+            break;
         for (int j = 0; j < NSHOWN; j++) {
             const cell *x = &c[shown[j]];
             int right = shown[j] <= 2;   /* numbers to the right */
@@ -152,76 +164,132 @@ static void print_table(const anomaly *const *sel, size_t n)
         }
         printf("\n");
     }
+    arena_free(&scratch);
+    return 0;
+}
+
+/* get_key()'s equality without the key's text: tag + "_step_" + step +
+ * "_call_" + call_id, with step and call_id integers (no "_" in their
+ * text), is read back from its end uniquely. */
+static uint64_t key_hash(const anomaly *a)
+{
+    uint64_t h = strmap_hash64(0, a->tag, a->tag_len);
+    h = strmap_hash64(h, (const char *)&a->step, sizeof a->step);
+    return strmap_hash64_end(strmap_hash64(h, (const char *)&a->call_id, sizeof a->call_id));
+}
+
+static int same_key(const anomaly *a, const anomaly *b)
+{
+    return a->step == b->step && a->call_id == b->call_id && a->tag_len == b->tag_len &&
+           !memcmp(a->tag, b->tag, a->tag_len);
 }
 
 /* anomaly_analyse.json: json.dump(dict, indent=1) of get_key() -> to_dict(),
- * a repeated key keeping its first place and its last record. */
-static void write_json(strbuf *sb, const anomaly *const *sel, size_t n)
+ * a repeated key keeping its first place and its last record; written as
+ * it is made, each record's fields read again from its text, into a
+ * temporary file beside `path` (returned; NULL on failure, nothing left). */
+static char *write_json(const char *path, const anomaly_list *l, const anomaly *const *sel, size_t n)
 {
-    char **keys = xcalloc(n ? n : 1, sizeof *keys);
-    size_t *lens = xcalloc(n ? n : 1, sizeof *lens), *last = xcalloc(n ? n : 1, sizeof *last);
-    strmap seen;
-    strmap_init(&seen, n * 2 + 8);
-    size_t nuniq = 0;
-    size_t *uniq = xcalloc(n ? n : 1, sizeof *uniq);
+    /* keys by an open-addressing table of record indices (no key texts) */
+    size_t cap = 16;
+    while (cap < n * 2)
+        cap *= 2;
+    size_t *slot = xmalloc_array(cap, sizeof *slot), *last = xmalloc_array(n ? n : 1, sizeof *last);
+    size_t *uniq = xmalloc_array(n ? n : 1, sizeof *uniq), nuniq = 0;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
-        anomaly_key(sel[i], &keys[i], &lens[i]);
-        int added;
-        size_t *slot = strmap_put(&seen, keys[i], lens[i], nuniq, &added);
-        if (added)
+        size_t j = (size_t)key_hash(sel[i]) & (cap - 1);
+        while (slot[j] != SIZE_MAX && !same_key(sel[uniq[slot[j]]], sel[i]))
+            j = (j + 1) & (cap - 1);
+        if (slot[j] == SIZE_MAX) {
+            slot[j] = nuniq;
             uniq[nuniq++] = i;
-        last[*slot] = i;
+        }
+        last[slot[j]] = i;
     }
+    free(slot);
     static const jval zero = {.type = J_NUMBER, .is_int = 1, .len = 1, .u.num = 0, .text = "0"};
     static const jval empty = {.type = J_STRING, .len = 0, .u.str = ""};
     static const jval null = {.type = J_NULL};
-    if (!nuniq) {
-        sb_adds(sb, "{}");
-    } else {
+    /* a temporary file beside it, renamed over it when complete */
+    char *tmp = out_tmp_create(path);
+    FILE *fp = tmp ? out_tmp_fopen(tmp) : NULL;
+    int rc = fp ? 0 : -1;
+    strbuf text = STRBUF_INIT, *sb = &text;
+    arena scratch;
+    arena_init(&scratch, 1 << 14);
+    if (rc == 0)
         sb_addc(sb, '{');
-        for (size_t u = 0; u < nuniq; u++) {
-            const anomaly *a = sel[last[u]];
-            sb_adds(sb, u ? "," : "");
-            jsonw_newline(sb, 1, 1);
-            jsonw_str_ascii(sb, keys[uniq[u]], lens[uniq[u]]);
-            sb_adds(sb, ": {");
-            for (int f = 0; f < AF_COUNT; f++) {
-                const jval *v = a->field[f] ? a->field[f] : f < AF_TAG_NAME ? &zero : f == AF_MESSAGE ? &empty : &null;
-                sb_adds(sb, f ? "," : "");
-                jsonw_newline(sb, 1, 2);
-                jsonw_str_ascii(sb, anomaly_fields[f], strlen(anomaly_fields[f]));
-                sb_adds(sb, ": ");
-                jsonw_value(sb, v, 1, 2);
-            }
-            jsonw_newline(sb, 1, 1);
-            sb_addc(sb, '}');
+    for (size_t u = 0; u < nuniq && rc == 0; u++, arena_reset(&scratch)) {
+        const anomaly *a = sel[last[u]];
+        const jval *field[AF_COUNT];
+        if (anomaly_fields_of(l, a, &scratch, field) != 0) {
+            rc = -1;
+            break;
         }
-        jsonw_newline(sb, 1, 0);
+        char *key;
+        size_t klen;
+        anomaly_key(sel[uniq[u]], &key, &klen);
+        sb_adds(sb, u ? "," : "");
+        jsonw_newline(sb, 1, 1);
+        jsonw_str_ascii(sb, key, klen);
+        free(key);
+        sb_adds(sb, ": {");
+        for (int f = 0; f < AF_COUNT; f++) {
+            const jval *v = field[f] ? field[f] : f < AF_TAG_NAME ? &zero : f == AF_MESSAGE ? &empty : &null;
+            sb_adds(sb, f ? "," : "");
+            jsonw_newline(sb, 1, 2);
+            jsonw_str_ascii(sb, anomaly_fields[f], strlen(anomaly_fields[f]));
+            sb_adds(sb, ": ");
+            jsonw_value(sb, v, 1, 2);
+        }
+        jsonw_newline(sb, 1, 1);
         sb_addc(sb, '}');
+        if (sb->len >= (1 << 20)) {
+            if (fwrite(sb->buf, 1, sb->len, fp) != sb->len)
+                rc = err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
+            sb_reset(sb);
+        }
     }
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys);
-    free(lens);
+    if (rc == 0) {
+        if (nuniq)
+            jsonw_newline(sb, 1, 0);
+        sb_addc(sb, '}');
+        if (fwrite(sb->buf, 1, sb->len, fp) != sb->len || fflush(fp) != 0)
+            rc = err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
+    }
+    if (fp && fclose(fp) != 0 && rc == 0)
+        rc = err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
+    if (rc != 0) {
+        out_tmp_discard(tmp);
+        tmp = NULL;
+    }
+    sb_free(&text);
+    arena_free(&scratch);
     free(last);
     free(uniq);
-    strmap_free(&seen);
+    return tmp;
 }
 
-static int write_table(const char *path, int format, const anomaly *const *sel, size_t n, out_run *outputs)
+static int write_table(const char *path, int format, const anomaly_list *l, const anomaly *const *sel, size_t n,
+                       out_run *outputs)
 {
     table_writer *t = table_open(path, format, HEADER, NCOLS);
     if (!t)
         return -1;
     cell c[NCOLS];
     char num[7][24];
-    for (size_t i = 0; i < n; i++) {
-        row_cells(sel[i], i, num, c);
-        if (table_row(t, c, FILL_NONE) != 0) {
+    arena scratch;
+    arena_init(&scratch, 1 << 14);
+    for (size_t i = 0; i < n; i++, arena_reset(&scratch)) {
+        if (row_cells(l, sel[i], i, &scratch, num, c) != 0 || table_row(t, c, FILL_NONE) != 0) {
+            arena_free(&scratch);
             table_abort(t);
             return -1;
         }
     }
+    arena_free(&scratch);
     /* replaced, as msprobe replaces anomaly_analyse.json beside it */
     return table_close_replace(t, outputs, "table");
 }
@@ -290,15 +358,11 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         sel[i] = cand[idx[i]];
     const char *out = o.out ? o.out : o.dir;
     json_path = path_join(out, "anomaly_analyse.json");
-    strbuf sb = STRBUF_INIT;
-    write_json(&sb, sel, nsel);
-    const void *text = sb.buf;
     char *tmp = NULL;
     int failed = out_run_mkdir(outputs, out) != 0 ||
                  (path_kind(json_path) != PATH_MISSING && out_check_replaceable(json_path) != 0) ||
-                 !(tmp = out_tmp_write(json_path, &text, &sb.len, 1)) ||
+                 !(tmp = write_json(json_path, &list, sel, nsel)) ||
                  out_run_replace(outputs, tmp, json_path, "file") != 0;
-    sb_free(&sb);
     if (failed) {
         status = err_report();
         goto done;
@@ -307,7 +371,7 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         char name[32];
         snprintf(name, sizeof name, "anomaly_analyse.%s", table_ext(o.format));
         table_path = path_join(out, name);
-        if (write_table(table_path, o.format, sel, nsel, outputs) != 0) {
+        if (write_table(table_path, o.format, &list, sel, nsel, outputs) != 0) {
             status = err_report();
             goto done;
         }
@@ -316,8 +380,10 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         printf("top %zu of %zu anomal%s%s (%zu file%s) -> %s%s%s\n", nsel, nc, nc == 1 ? "y" : "ies",
                all ? "" : " of the chosen steps", list.files, list.files == 1 ? "" : "s", json_path,
                table_path ? ", " : "", table_path ? table_path : "");
-        if (nsel)
-            print_table(sel, nsel);
+        if (nsel && print_table(&list, sel, nsel) != 0) {
+            status = err_report();
+            goto done;
+        }
     }
 done:
     if (status != EXIT_OK)

@@ -68,13 +68,14 @@ static int list_ranks(const char *path, int single_rank, nan_step *st)
     dumptree_list dirs = {0}, skipped = {0};
     if (single_rank) {
         char *base = path_basename(path);
-        long num = 0;
-        if (!strncmp(base, "rank", 4) && base[4]) {
-            char *end;
-            num = strtol(base + 4, &end, 10);
-            if (*end || num < 0)
-                num = 0;
+        int proc;
+        long num = dumptree_rank_name(base, &proc);   /* the rule of every analyzer */
+        if (num == -3) {
+            free(base);
+            return err_input(path, "is named with a rank number beyond the integer range");
         }
+        if (num < 0 || proc)
+            num = 0;
         GROW(dirs.v, dirs.cap, 1);
         dirs.v[0] = (dumptree_dir){.name = base, .path = xstrdup(path), .number = num};
         dirs.n = 1;

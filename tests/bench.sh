@@ -29,13 +29,16 @@
 # nan part: tests/bench_nan.sh (nan_analyze on a generated 1,000-rank step).
 # Part "graph" (tests/bench_graph.sh): msprobe graph build and compare of a
 # generated 1,250-block mix-level pair, and of a 100,000-entry pair.
+# Part "train" (tests/bench_train.sh): train_compare on a generated 1 GB
+# TensorBoard directory and a 500 MB training log, and Megatron-LM's own
+# checker beside it on the corpus' pairs (when its sources are given).
 # Part "config" (tests/bench_config.sh): checkpoint compare on generated
 # TP=2 x PP=2 Megatron pairs of >= 2 GB a side, bfloat16 and float32.
 # Parts whose tools are missing are reported as SKIPPED.
 #
 # Environment: TMPDIR (scratch space; /dev/shm avoids disk writeback noise but
 # allows no cold runs), KEEP=1 keeps the scratch directory, PARTS (default
-# "statistics tensor nan graph config monitor"; monitor is tests/bench_monitor.sh), RUNS
+# "statistics tensor nan graph config monitor train"; monitor is tests/bench_monitor.sh), RUNS
 # (default 11) and BIG_RUNS (1) set the number of
 # timed runs, COLD_RUNS (3) the cold ones, ENTRIES / BIG_ENTRIES the
 # statistics pair sizes, TENSOR_SCALE (12) / NPY_SCALE (10) the --tensor-scale
@@ -49,7 +52,7 @@ set -eu
 BUILD=${1:-build}
 TOOLS=$BUILD/tools
 MSPROBE=$BUILD/msprobe
-PARTS=${PARTS:-statistics tensor nan graph config monitor}
+PARTS=${PARTS:-statistics tensor nan graph config monitor train}
 RUNS=${RUNS:-11}
 BIG_RUNS=${BIG_RUNS:-1}
 COLD_RUNS=${COLD_RUNS:-3}
@@ -149,16 +152,20 @@ gen() {
     row "generate ($1) $2 entries" "$(rows_of "$scratch/gen_$1.out")" "$(tail -n 1 "$scratch/gen_$1.out")"
 }
 
-# compare NAME RUNS FORMAT: time `msprobe compare` on pair NAME; sets $line
-# (empty when a run failed)
+# compare NAME RUNS FORMAT [DIALECT]: time `msprobe compare` on pair NAME
+# (with -n/-b: msprobe 8.1.0's table; DIALECT newest: -tp/-gp, the newest
+# msprobe's); sets $line (empty when a run failed)
 compare() {
-    out=$scratch/out_$1_$3
+    dialect=${4:-8.1}
+    out=$scratch/out_$1_$3_$dialect
     mkdir -p "$out"
-    echo "bench: msprobe compare ($1) --format $3, $2 run(s)"
-    if ! line=$(timed -q -n "$2" -- "$MSPROBE" compare -n "$scratch/$1/target/step0/rank/dump.json" \
-        -b "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
+    t=-n b=-b
+    [ "$dialect" = newest ] && t=-tp b=-gp
+    echo "bench: msprobe compare ($1) $t/$b --format $3, $2 run(s)"
+    if ! line=$(timed -q -n "$2" -- "$MSPROBE" compare "$t" "$scratch/$1/target/step0/rank/dump.json" \
+        "$b" "$scratch/$1/bench/step0/rank/dump.json" -o "$out" --format "$3"); then
         line=
-        skip "compare ($1) --format $3 failed or timed out"
+        skip "compare ($1) $t/$b --format $3 failed or timed out"
     fi
 }
 
@@ -190,6 +197,8 @@ statistics_part() {
         compare a "$RUNS" csv
         csv_a=$line
         row "compare csv (a)" "$rows_a" "$csv_a"
+        compare a "$RUNS" csv newest
+        row "compare csv newest dialect (a)" "$rows_a" "$line"
         compare a "$RUNS" xlsx
         xlsx_a=$line
         row "compare xlsx (a)" "$rows_a" "$xlsx_a"
@@ -239,8 +248,11 @@ statistics_part() {
         compare b "$BIG_RUNS" csv
         csv_b=$line
         row "compare csv (b)" "$rows_b" "$csv_b"
+        rm -rf "$scratch"/out_b_*
+        compare b "$BIG_RUNS" csv newest
+        row "compare csv newest dialect (b)" "$rows_b" "$line"
         if [ -n "${BASELINE:-}" ]; then
-            rm -rf "$scratch/out_b_csv"
+            rm -rf "$scratch"/out_b_*
             ours=$MSPROBE
             MSPROBE=$BASELINE
             compare b "$BIG_RUNS" csv
@@ -517,6 +529,10 @@ else
     # the training-monitor converters: a part of their own, with its own table
     if has_part monitor; then
         sh "$(dirname "$0")/bench_monitor.sh" "$BUILD" || skip "monitor part (failed)"
+    fi
+    # train_compare: a part of its own, with its own tables
+    if has_part train; then
+        sh "$(dirname "$0")/bench_train.sh" "$BUILD" || skip "train part (failed)"
     fi
 fi
 # config: checkpoint compare on generated TP=2 x PP=2 pairs (its own script)

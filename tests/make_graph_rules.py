@@ -24,6 +24,34 @@ Cases:
   collections    statistics dumps (8.1.0's format, level mix) whose root-level
                  APIs form Apis_Between_Modules collections, with an API
                  whose inputs differ between the runs in number.
+  inplace        the newest msprobe's dumps (level mix) of a ResNet block
+                 whose ReLU works in place: the backward hooks of the
+                 modules after it name the ReLU's backward as their parent
+                 (the newest msprobe gives them the backward twin of their
+                 forward's parent, or the root), with a parent that has no
+                 backward twin and a downsample Sequential whose path is
+                 deeper than its parent's; `bench_extra` calls a module the
+                 target does not have three times at the root (the newest
+                 msprobe numbers such Bench nodes' micro steps by their call
+                 counter).
+  recompute      the newest msprobe's dumps (level mix) of a Megatron-like
+                 model whose layers are checkpointed: each recomputed layer's
+                 forward and backward at the root (the newest msprobe moves
+                 them under the backward of their first forward's parent),
+                 found by torch's recompute_fn, by Megatron's
+                 CheckpointFunction.backward, a recomputed forward without a
+                 backward, and a root module with a recompute stack but a
+                 first-level name; `ms`, a MindSpore run, moved by name alone.
+  megatron       the newest msprobe's dumps of a two-micro-batch Megatron run:
+                 construct.json holds megatron_micro_step_number and
+                 [parent, micro step] values (the newest msprobe takes the
+                 micro steps from there), with MindSpeed APIs (API nodes for
+                 the newest msprobe).
+  distributed    the newest msprobe's dumps of four ranks, two steps, with
+                 send/recv (outputs that differ), isend/irecv, a broadcast, an
+                 all_reduce, a batch_isend_irecv of P2POps, NaN outputs (-oc);
+                 `bench_half` has one of the two steps and two of the four
+                 ranks.
 """
 import json
 import os
@@ -315,10 +343,325 @@ def collections():
         write_rank(f"{OUT}/collections/{side}/statistics/step0/rank", dump, construct, stacks)
 
 
+# ---- the newest msprobe's dumps, traced ---------------------------------------
+
+class Trace:
+    """A dump as the newest msprobe's hooks write it: a module's forward and
+    backward share its call counter (`...forward.N` / `...backward.N`), an
+    API's backward carries its forward's counter, construct.json maps each
+    node to its parent (with `micro`: to [parent, micro step]). Statistics
+    come from a running count, scaled by `s` (target against bench)."""
+
+    def __init__(self, s=1.0, prefix="Module", micro=None):
+        self.s, self.prefix, self.micro = s, prefix, micro
+        self.data, self.construct, self.stacks = {}, {}, []
+        self.calls, self.apis, self.k = {}, {}, 0
+
+    def t(self, shape, dtype="torch.float32", rg=False, nan=False):
+        self.k += 1
+        v = (1 + 0.01 * self.k) * self.s
+        if nan:
+            return tensor(shape, float("nan"), -v, float("nan"), float("nan"), dtype=dtype, rg=rg)
+        return tensor(shape, v, -v, 0.01 * v, 3 * v, dtype=dtype, rg=rg)
+
+    def parent(self, name, up):
+        self.construct[name] = [up, self.micro] if self.micro is not None else up
+
+    def stack(self, name, lines):
+        if lines:
+            self.stacks.append(([name], lines))
+
+    def module(self, path, cls, up, stack=None, shape=(2, 8)):
+        key = f"{path}.{cls}"
+        n = self.calls.get(key, 0)
+        self.calls[key] = n + 1
+        name = f"{self.prefix}.{path}.{cls}.forward.{n}"
+        self.data[name] = {"input_args": [self.t(shape, rg=True)], "input_kwargs": {}, "output": [self.t(shape)]}
+        self.parent(name, up)
+        self.stack(name, stack if stack is not None else
+                   [f"File model.py, line {10 + len(self.stacks)}, in forward, \n x = self.{path.split('.')[-1]}(x)"])
+        return name
+
+    def backward(self, forward_name, up, shape=(2, 8), nan=False):
+        name = forward_name.replace(".forward.", ".backward.")
+        self.data[name] = {"input": [self.t(shape)], "output": [self.t(shape, nan=nan)]}
+        self.parent(name, up)
+        return name
+
+    def api(self, api, up, shape=(2, 8), stack=None, nan=False, inputs=None, kwargs=None, output=None):
+        n = self.apis.get(api, 0)
+        self.apis[api] = n + 1
+        name = f"{api}.{n}.forward"
+        self.data[name] = {"input_args": inputs if inputs is not None else [self.t(shape), self.t(shape, rg=True)],
+                           "input_kwargs": kwargs or {},
+                           "output": output if output is not None else [self.t(shape, nan=nan)]}
+        self.parent(name, up)
+        self.stack(name, stack if stack is not None else
+                   [f"File model.py, line {100 + len(self.stacks)}, in forward, \n x = {api.split('.')[-1]}(x)"])
+        return name
+
+    def api_backward(self, forward_name, up, shape=(2, 8)):
+        name = forward_name[:-len("forward")] + "backward"
+        self.data[name] = {"input": [self.t(shape)], "output": [self.t(shape), self.t(shape)]}
+        self.parent(name, up)
+        return name
+
+    def params_grad(self, forward_name, params):
+        path = forward_name.rsplit(".", 2)[0]
+        n = self.calls.get(("grad", path), 0)
+        self.calls[("grad", path)] = n + 1
+        self.data[f"{path}.parameters_grad.{n}"] = {p: [self.t((4, 4))] for p in params}
+
+    def save(self, root, framework="pytorch", task="statistics", extra_construct=None):
+        construct = dict(extra_construct or {})
+        construct.update(self.construct)
+        dump = {"task": task, "level": "mix", "framework": framework, "dump_data_dir": None, "data": self.data}
+        save(os.path.join(root, "dump.json"), dump)
+        save(os.path.join(root, "construct.json"), construct)
+        save(os.path.join(root, "stack.json"), stack(self.stacks))
+
+
+# ---- inplace -----------------------------------------------------------------------
+
+def inplace_rank(s, extra=False):
+    """conv1, then layer1.0 (a BasicBlock: conv1, bn1, relu, conv2, bn2, a
+    downsample Sequential, relu again, all in place), head inside a wrapper
+    module, fc. Backward in reverse: after an in-place ReLU the hooks of the
+    next modules name the ReLU's backward as their parent."""
+    tr = Trace(s)
+    conv1 = tr.module("conv1", "Conv2d", None)
+    c = tr.api("Functional.conv2d", conv1)
+    blk = tr.module("layer1.0", "BasicBlock", None)
+    fw = {}
+    for path, cls, api in (("conv1", "Conv2d", "Functional.conv2d"), ("bn1", "BatchNorm2d", "Functional.batch_norm"),
+                           ("relu", "ReLU", "Functional.relu"), ("conv2", "Conv2d", "Functional.conv2d"),
+                           ("bn2", "BatchNorm2d", "Functional.batch_norm")):
+        m = tr.module(f"layer1.0.{path}", cls, blk)
+        fw[path] = (m, tr.api(api, m))
+    ds = tr.module("layer1.0.downsample", "Sequential", blk)
+    ds0 = tr.module("layer1.0.downsample.0", "Conv2d", ds)
+    ds0_api = tr.api("Functional.conv2d", ds0)
+    relu2 = tr.module("layer1.0.relu", "ReLU", blk)
+    relu2_api = tr.api("Functional.relu", relu2)
+    wrap = tr.module("head_wrap", "Wrap", None)
+    head = tr.module("head", "Linear", wrap)
+    head_api = tr.api("Functional.linear", head)
+    fc = tr.module("fc", "Linear", None)
+    fc_api = tr.api("Functional.linear", fc)
+    if extra:
+        for _ in range(3):      # called three times at the root, a module the target has not
+            tr.module("fc2", "Linear", None)
+    loss = tr.api("Functional.cross_entropy", None)
+    tr.api_backward(loss, None)
+    # backward: fc and the block correct; inside the block each module
+    # after an in-place ReLU hangs under that ReLU's backward
+    b = tr.backward(fc, None)
+    tr.api_backward(fc_api, b)
+    b = tr.backward(head, "Module.layer1.0.relu.ReLU.backward.0")   # its forward's parent has no backward
+    tr.api_backward(head_api, b)
+    bblk = tr.backward(blk, None)
+    r2 = tr.backward(relu2, bblk)
+    tr.api_backward(relu2_api, r2)
+    bds = tr.backward(ds, r2)                                         # wrong: under relu.backward.1
+    b = tr.backward(ds0, bds)                                         # right, a deeper path than its parent's
+    tr.api_backward(ds0_api, b)
+    for path in ("bn2", "conv2"):
+        b = tr.backward(fw[path][0], r2)                              # wrong: under relu.backward.1
+        tr.api_backward(fw[path][1], b)
+    r1 = tr.backward(fw["relu"][0], bblk)
+    tr.api_backward(fw["relu"][1], r1)
+    for path in ("bn1", "conv1"):
+        b = tr.backward(fw[path][0], r1)                              # wrong: under relu.backward.0
+        tr.api_backward(fw[path][1], b)
+    b = tr.backward(conv1, r1)                                        # wrong, and its forward is at the root
+    tr.api_backward(c, b)
+    return tr
+
+
+def inplace():
+    for side, s in (("target", 1.001), ("bench", 1.0)):
+        inplace_rank(s).save(f"{OUT}/inplace/{side}/statistics/step0/rank")
+    inplace_rank(1.0, extra=True).save(f"{OUT}/inplace/bench_extra/statistics/step0/rank")
+
+
+# ---- recompute ---------------------------------------------------------------------
+
+TORCH = "/usr/lib/python3/dist-packages/torch"
+RECOMPUTE_FN = [  # torch.utils.checkpoint, non-reentrant: the forward runs again in unpack_hook
+    f"File {TORCH}/nn/modules/module.py, line 1529, in _call_impl, \n return forward_call(*args, **kwargs)",
+    "File train.py, line 40, in custom_forward, \n return module(*inputs)",
+    f"File {TORCH}/utils/checkpoint.py, line 1422, in recompute_fn, \n fn(*args, **kwargs)",
+    f"File {TORCH}/utils/checkpoint.py, line 1097, in unpack_hook, \n frame.recompute_fn(*args)",
+]
+MEGATRON_BACKWARD = [  # Megatron's CheckpointFunction.backward, called by autograd
+    f"File {TORCH}/nn/modules/module.py, line 1529, in _call_impl, \n return forward_call(*args, **kwargs)",
+    "File /opt/megatron/core/tensor_parallel/random.py, line 296, in backward, \n outputs = ctx.run_function(*inputs)",
+    f"File {TORCH}/autograd/function.py, line 289, in apply, \n return user_fn(self, *args)",
+]
+FIRST_FORWARD = ["File pretrain_gpt.py, line 120, in forward_step, \n output = model(tokens)"]
+
+
+def recompute_rank(s, prefix="Module", check_stack=True):
+    """Megatron-like names: Module.0.module.GPTModel (first level), its
+    decoder and layers 0-2. Layers 0 and 1 are recomputed during the
+    backward (their forward .1 and backward .1 at the root; layer 0 twice,
+    one more than its first forwards); layer 2's forward runs again without
+    a backward; the final norm runs again with a backward and a stack that
+    shows no recomputation; `Module.0.module.Loss.forward.1`
+    is a first-level module whose stack looks recomputed."""
+    tr = Trace(s, prefix)
+    p = f"0.module"
+    gpt = tr.module(f"{p}", "GPTModel", None, stack=FIRST_FORWARD)
+    emb = tr.module(f"{p}.embedding", "Embedding", gpt)
+    tr.api("Functional.embedding", emb)
+    dec = tr.module(f"{p}.decoder", "TransformerBlock", gpt)
+    layers = []
+    for i in range(3):
+        lay = tr.module(f"{p}.decoder.layers.{i}", "TransformerLayer", dec)
+        mlp = tr.module(f"{p}.decoder.layers.{i}.mlp", "MLP", lay)
+        layers.append((lay, mlp, tr.api("Functional.linear", mlp), tr.api("Functional.gelu", lay)))
+    norm = tr.module(f"{p}.decoder.final_layernorm", "LayerNorm", dec)
+    tr.api("Functional.layer_norm", norm)
+    head = tr.module(f"{p}.output_layer", "ColumnParallelLinear", gpt)
+    tr.api("Functional.linear", head)
+    loss = tr.module("0.module", "Loss", None, stack=FIRST_FORWARD)
+    tr.api("Functional.cross_entropy", loss)
+    loss1 = tr.module("0.module", "Loss", None, stack=RECOMPUTE_FN)   # first level by name: stays
+    # backward: the model's, then each checkpointed layer's recomputation at
+    # the root, its forward then its backward
+    bgpt = tr.backward(gpt, None)
+    tr.backward(head, bgpt)
+    bdec = tr.backward(dec, bgpt)
+    # the norm runs again at the root with a backward, its stack no
+    # recomputation's: PyTorch's stays at the root
+    n1 = tr.module(f"{p}.decoder.final_layernorm", "LayerNorm", None)
+    tr.api("Functional.layer_norm", n1)
+    tr.backward(n1, None)
+    for i in (2, 1, 0, 0):
+        stack_lines = RECOMPUTE_FN if i != 1 else MEGATRON_BACKWARD
+        lay = tr.module(f"{p}.decoder.layers.{i}", "TransformerLayer", None,
+                        stack=stack_lines if check_stack else None)
+        mlp = tr.module(f"{p}.decoder.layers.{i}.mlp", "MLP", lay)
+        tr.api("Functional.linear", mlp)
+        tr.api("Functional.gelu", lay)
+        if i == 2:
+            continue     # no backward through the recomputed graph
+        blay = tr.backward(lay, None)
+        bmlp = tr.backward(mlp, blay)
+    tr.backward(emb, bgpt)
+    tr.backward(loss, None)
+    tr.backward(loss1, None)
+    return tr
+
+
+def recompute():
+    for side, s in (("target", 1.001), ("bench", 1.0)):
+        recompute_rank(s).save(f"{OUT}/recompute/{side}/statistics/step0/rank")
+    recompute_rank(1.0, "Cell", check_stack=False).save(f"{OUT}/recompute/ms/statistics/step0/rank",
+                                                        framework="mindspore")
+
+
+# ---- megatron ----------------------------------------------------------------------
+
+def megatron_rank(s):
+    """Two micro batches of a small Megatron model in a pipeline's order
+    (forward 0, forward 1, backward 0, backward 1: one micro step by the
+    split of 8.1.0, two by construct.json); MindSpeed's fused APIs among
+    the layers' APIs."""
+    tr = Trace(s)
+    fw = []
+    for mb in (0, 1):
+        tr.micro = mb
+        gpt = tr.module("0.module", "GPTModel", None)
+        lay = tr.module("0.module.decoder.layers.0", "TransformerLayer", gpt)
+        a = tr.api("MindSpeed.npu_rotary_position_embedding", lay)
+        b = tr.api("Functional.linear", lay)
+        c = tr.api("MindSpeed.npu_fusion_attention", None)
+        d = tr.api("MindSpeed.npu_swiglu", None)
+        loss = tr.api("Functional.cross_entropy", None)
+        fw.append((gpt, lay, a, b, c, d, loss))
+    for mb, (gpt, lay, a, b, c, d, loss) in enumerate(fw):
+        tr.micro = mb
+        tr.api_backward(loss, None)
+        bgpt = tr.backward(gpt, None)
+        blay = tr.backward(lay, bgpt)
+        for x in (b, a):
+            tr.api_backward(x, blay)
+        tr.api_backward(d, None)
+        tr.api_backward(c, None)
+        tr.params_grad(lay, ["weight"])
+    tr.micro = 0
+    return tr
+
+
+def megatron():
+    for side, s in (("target", 1.001), ("bench", 1.0)):
+        megatron_rank(s).save(f"{OUT}/megatron/{side}/statistics/step0/rank",
+                              extra_construct={"megatron_micro_step_number": 1})
+
+
+# ---- distributed -------------------------------------------------------------------
+
+def p2pop(op, peer, t, pg):
+    return {"class_type": "torch.distributed.P2POp", "tensor": t, "op": op, "peer": peer, "tag": 0,
+            "group_id": pg["group_id"]}
+
+
+def distributed_rank(rank, step, s, nan):
+    """One rank of four: a module whose forward broadcasts from rank 0 and
+    all-reduces over the world, then pairs of ranks (0-1, 2-3) talk: send
+    and recv (recv returns the sender's rank, send None: outputs that
+    differ), isend and irecv, and a batch_isend_irecv of a send and a recv
+    P2POp. With `nan`, rank 2's all_reduce returns NaN."""
+    tr = Trace(s + 0.01 * step)
+    world = group([0, 1, 2, 3])
+    net = tr.module("0.module", "Net", None)
+    tr.api("Functional.linear", net)
+    y = tr.t((2, 8))
+    tr.api("Distributed.broadcast", net, inputs=[y, scalar("int", 0)], kwargs={"group": world},
+           output=[tr.t((2, 8))])
+    tr.api("Distributed.all_reduce", net, inputs=[tr.t((2, 8))],
+           kwargs={"group": world, "op": {"type": "torch.distributed.ReduceOp", "value": "RedOpType.SUM"}},
+           output=[tr.t((2, 8), nan=nan and rank == 2)])
+    peer = rank + 1 if rank % 2 == 0 else rank - 1
+    if rank % 2 == 0:
+        tr.api("Distributed.send", None, inputs=[tr.t((2, 8))], kwargs={"dst": scalar("int", peer)}, output=[None])
+        tr.api("Distributed.isend", None, inputs=[tr.t((2, 8))], kwargs={"dst": scalar("int", peer)}, output=[None])
+    else:
+        tr.api("Distributed.recv", None, inputs=[tr.t((2, 8))], kwargs={"src": scalar("int", peer)},
+               output=[scalar("int", peer)])
+        tr.api("Distributed.irecv", None, inputs=[tr.t((2, 8))], kwargs={"src": scalar("int", peer)},
+               output=[None])
+    ops = [p2pop("isend", peer, tr.t((2, 8)), world), p2pop("irecv", peer, tr.t((2, 8)), world)]
+    if rank % 2:
+        ops.reverse()
+    tr.api("Distributed.batch_isend_irecv", None, inputs=[ops], output=[ops])
+    loss = tr.api("Functional.mse_loss", None)
+    tr.api_backward(loss, None)
+    b = tr.backward(net, None)
+    return tr
+
+
+def distributed():
+    for side, s in (("target", 1.001), ("bench", 1.0)):
+        for step in (0, 1):
+            for rank in range(4):
+                distributed_rank(rank, step, s, side == "target" and step == 1).save(
+                    f"{OUT}/distributed/{side}/statistics/step{step}/rank{rank}")
+    # a bench of step 1 alone and ranks 0 and 1 (the newest msprobe compares
+    # the steps and ranks both runs have; 8.1.0 refuses)
+    for rank in range(2):
+        distributed_rank(rank, 1, 1.0, False).save(f"{OUT}/distributed/bench_half/statistics/step1/rank{rank}")
+
+
 def main():
     process_group()
     params_grad()
     collections()
+    inplace()
+    recompute()
+    megatron()
+    distributed()
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ for t in "$BUILD"/tests/test_*; do
     fi
 done
 
-for s in tests/cli/run.sh tests/conformance.sh tests/conformance_nan.sh tests/conformance_config.sh \
-    tests/monitor_conformance.sh tests/conformance_graph.sh; do
+for s in tests/cli/run.sh tests/conformance.sh tests/conformance_newest.sh tests/conformance_nan.sh \
+    tests/conformance_config.sh tests/monitor_conformance.sh tests/conformance_graph.sh tests/conformance_train.sh; do
     [ -f "$s" ] || continue
     echo "== $s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
@@ -59,7 +59,9 @@ fi
 # is what it tests; skipped, and said so, without chromium)
 case "$BUILD" in build-asan*|build-clang*) ;; *)
     echo "== tests/browser_graph.sh ($BUILD)"
-    sh tests/browser_graph.sh "$BUILD" || fail=1 ;;
+    sh tests/browser_graph.sh "$BUILD" || fail=1
+    echo "== tests/browser_train.sh ($BUILD)"
+    sh tests/browser_train.sh "$BUILD" || fail=1 ;;
 esac
 
 # A compare under valgrind (plain builds only: it cannot run ASan binaries,
@@ -97,6 +99,24 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
     else
         echo "FAIL valgrind (log: $BUILD/valgrind_graph.log)"
         tail -20 "$BUILD/valgrind_graph.log"
+        fail=1
+    fi
+    # train_compare: event files (simple values and tensors, texts) and a
+    # log against a band of two golden runs, with the xlsx step table and the page
+    "$BUILD/tools/gen_train" --tb "$vout/train/a" --tags 6 --steps 150 --files 2 --text > /dev/null
+    "$BUILD/tools/gen_train" --tb "$vout/train/b" --tags 6 --steps 150 --seed 2 --tensor --text > /dev/null
+    "$BUILD/tools/gen_train" --log "$vout/train/c.log" --tags 6 --steps 150 --seed 3 > /dev/null
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        "$BUILD/msprobe" train_compare -q -n "$vout/train/c.log" -b "$vout/train/a" -b "$vout/train/b" \
+        --check 'lm loss:exact,rtol=0.05' --check 'grad-norm:rtol=0.05' --steps 2-140 -o "$vout/train_out" --html \
+        --summary-json "$vout/train_out.json" > "$BUILD/valgrind_train.log" 2>&1
+    vrc=$?
+    # 3: a check fails (these runs differ); 9: valgrind found something
+    if [ $vrc = 0 ] || [ $vrc = 3 ]; then
+        echo "ok   valgrind: no error, no leak (train_compare, event files and a log, a band, xlsx and page)"
+    else
+        echo "FAIL valgrind (log: $BUILD/valgrind_train.log)"
+        tail -20 "$BUILD/valgrind_train.log"
         fail=1
     fi
     rm -rf "$vout"

@@ -14,6 +14,7 @@ typedef struct {
     const char *yaml_path;     /* data_mapping{suffix}_{stamp}.yaml; NULL: not written */
     const char *out_dir;       /* its directory, made when it is written */
     struct out_run *outputs;   /* where the file written is registered (may be NULL) */
+    int newest;                /* the newest msprobe's rules (-cm: keys replaced inside the cell path) */
 } mapping_dumps;
 
 #endif

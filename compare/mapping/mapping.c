@@ -300,7 +300,7 @@ static int has_pgrad_component(const char *name)
 }
 
 /* msprobe's process_cell_mapping(). */
-static void cell_key(const char *name, const jval *dict, strbuf *tmp, strbuf *out)
+static void cell_key(const char *name, const jval *dict, int newest, strbuf *tmp, strbuf *out)
 {
     if (!*name || (!has_pgrad_component(name) && !has_direction(name))) {
         sb_reset(out);
@@ -324,10 +324,35 @@ static void cell_key(const char *name, const jval *dict, strbuf *tmp, strbuf *ou
     sb_reset(tmp);
     sb_add(tmp, s, (size_t)(end - s));
     const jval *to = json_get(dict, tmp->buf);
-    if (!to)
-        return;
     strbuf val = STRBUF_INIT, cur = STRBUF_INIT;
-    value_text(to, &val);
+    if (to) {
+        value_text(to, &val);
+    } else if (newest) {
+        /* the newest msprobe falls back to replacing, in the dict's order,
+         * the first occurrence of every key found in the cell path */
+        strbuf next = STRBUF_INIT, v = STRBUF_INIT;
+        sb_add(&val, tmp->buf, tmp->len);
+        for (uint32_t i = 0; i < dict->len; i++) {
+            const jmember *m = &dict->u.members[i];
+            char *key = xstrndup(m->key, m->keylen);
+            if (m->keylen && strstr(val.buf, key)) {
+                sb_reset(&v);
+                value_text(&m->val, &v);
+                replace(&next, val.buf, key, v.buf, 1);
+                sb_reset(&val);
+                sb_add(&val, next.buf, next.len);
+            }
+            free(key);
+        }
+        sb_free(&next);
+        sb_free(&v);
+        if (!strcmp(val.buf, tmp->buf)) {
+            sb_free(&val);
+            return;
+        }
+    } else {
+        return;
+    }
     sb_add(&cur, out->buf, out->len);
     replace(out, cur.buf, tmp->buf, val.buf, 1);
     sb_free(&val);
@@ -444,7 +469,7 @@ int mapping_apply(const mapping_dumps *d, const mapping_opts *m, mapping_keys *o
         if (m->api) {
             rc = builtin_api_key(d->npu, name, &api, &key);
         } else if (m->cell) {
-            cell_key(name, f->have_cell ? &f->cell : NULL, &tmp, &key);
+            cell_key(name, f->have_cell ? &f->cell : NULL, d->newest, &tmp, &key);
         } else if (data) {
             data_key(data, keys, name, &key);
         } else {

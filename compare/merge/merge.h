@@ -17,15 +17,18 @@
 #include "base/strbuf.h"
 #include "py/pyvalue.h"
 
-enum merge_mode { MM_SUMMARY, MM_ALL, MM_MD5, MM_NMODES };
+/* The newest msprobe's results (compare -tp/-gp) have their own headers and
+ * one more index, Requires_grad Consistent. */
+enum merge_mode { MM_SUMMARY, MM_ALL, MM_SUMMARY_NEW, MM_ALL_NEW, MM_MD5, MM_NMODES };
 enum rank_status { RANK_OK, RANK_EMPTY, RANK_MD5, RANK_UNKNOWN };
 
 /* Cell values are Python values (py/pyvalue.h) as msprobe holds them after
  * read_excel; a missing value is pandas' NaN, a PV_FLOAT. */
 
-/* The compare indexes a mode can merge (SUMMARY: 8, ALL: 6). */
+/* The compare indexes a mode can merge (SUMMARY: 8, ALL: 6; the newest's
+ * one more each). */
 size_t merge_mode_indexes(int mode, const char *const **names);
-/* Room for every distinct index name of both modes (8 + 6 - 1). */
+/* Room for every distinct index name of all modes (8 + 6 - 1 + 1). */
 #define MERGE_MAX_INDEXES 16
 
 /* The API name prefixes of the config. */
@@ -40,7 +43,7 @@ typedef struct {
     char *path;
     unsigned long long rank;
     int status;            /* rank_status */
-    int mode;              /* RANK_OK: MM_SUMMARY or MM_ALL */
+    int mode;              /* RANK_OK: MM_SUMMARY, MM_ALL, MM_SUMMARY_NEW or MM_ALL_NEW */
     size_t nnames;         /* the chosen rows, in msprobe's order */
     const char **names;
     size_t *name_lens;

@@ -30,14 +30,22 @@
 /* ---- msprobe's result layouts ------------------------------------------------ */
 
 static const char *const summary_index[] = {"Max diff",       "Min diff",       "Mean diff",       "L2norm diff",
-                                            "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr"};
+                                            "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr",
+                                            "Requires_grad Consistent"};
 static const char *const all_index[] = {"Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio",
-                                        "Five Thousandths Err Ratio"};
+                                        "Five Thousandths Err Ratio", "Requires_grad Consistent"};
 
 size_t merge_mode_indexes(int mode, const char *const **names)
 {
-    *names = mode == MM_SUMMARY ? summary_index : all_index;
-    return mode == MM_SUMMARY ? 8 : mode == MM_ALL ? 6 : 0;
+    int summary = mode == MM_SUMMARY || mode == MM_SUMMARY_NEW;
+    *names = summary ? summary_index : all_index;
+    switch (mode) {
+    case MM_SUMMARY: return 8;
+    case MM_ALL: return 6;
+    case MM_SUMMARY_NEW: return 9;
+    case MM_ALL_NEW: return 7;
+    default: return 0;
+    }
 }
 
 static const char *const summary_header[] = {
@@ -53,6 +61,28 @@ static const char *const all_header[] = {
 static const char *const md5_header[] = {"NPU Name",         "Bench Name",         "NPU Dtype", "Bench Dtype",
                                          "NPU Tensor Shape", "Bench Tensor Shape", "NPU MD5",   "BENCH MD5",
                                          "Result",           NULL};
+
+/* the newest msprobe's (CompareConst.*_COMPARE_RESULT_HEADER) */
+#define BASIC_NEW                                                                                                     \
+    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape", "NPU Requires_grad", \
+        "Bench Requires_grad"
+#define STATS "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm"
+#define EXTRACT "Requires_grad Consistent", "Result", "Err_message"
+static const char *const summary_header_new[] = {BASIC_NEW,        "Max diff",       "Min diff",
+                                                 "Mean diff",      "L2norm diff",    "MaxRelativeErr",
+                                                 "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr",
+                                                 STATS,            EXTRACT,          NULL};
+static const char *const all_header_new[] = {BASIC_NEW,
+                                             "Cosine",
+                                             "EucDist",
+                                             "MaxAbsErr",
+                                             "MaxRelativeErr",
+                                             "One Thousandth Err Ratio",
+                                             "Five Thousandths Err Ratio",
+                                             STATS,
+                                             EXTRACT,
+                                             NULL};
+static const char *const md5_header_new[] = {BASIC_NEW, "NPU MD5", "BENCH MD5", EXTRACT, NULL};
 
 /* Whether the header cells are exactly `want` (+ NPU_Stack_Info when
  * `stack`; ALL results end with Data_name after that). */
@@ -82,6 +112,12 @@ static int header_mode(const xcell *cells, size_t n)
         if (header_is(cells, n, summary_header, stack, 0))
             return MM_SUMMARY;
         if (header_is(cells, n, md5_header, stack, 0))
+            return MM_MD5;
+        if (header_is(cells, n, all_header_new, stack, 1))
+            return MM_ALL_NEW;
+        if (header_is(cells, n, summary_header_new, stack, 0))
+            return MM_SUMMARY_NEW;
+        if (header_is(cells, n, md5_header_new, stack, 0))
             return MM_MD5;
     }
     return -1;
@@ -167,6 +203,11 @@ typedef struct {
     unsigned char any_number;  /* a number other than a bool was seen */
     unsigned char any_bool;
     unsigned char bool_like;   /* maybe_convert_bool would succeed */
+    /* pandas leaves an object column to sanitize_objects(), whose memo
+     * gives every value the object of the first value equal to it: a bool
+     * after the number 1 (or 0) becomes that int, a number after a bool
+     * the bool. Per value 0 and 1: 1 a bool came first, 2 a number. */
+    unsigned char first01[2];
 } col_stat;
 
 static int bool_word(const char *s, size_t n, int *value)
@@ -194,6 +235,8 @@ static void stat_add(col_stat *st, const xcell *c)
     } else if (c->kind == XC_NUM) {
         st->any_number = 1;
         st->bool_like = 0;
+        if ((c->num == 0 || c->num == 1) && !st->first01[c->num == 1])
+            st->first01[c->num == 1] = 2;
         /* pandas makes integral numbers ints; beyond 64 bits they force float64 */
         if (c->num != floor(c->num) || fabs(c->num) >= 18446744073709551616.0)
             st->any_float = 1;
@@ -202,6 +245,8 @@ static void stat_add(col_stat *st, const xcell *c)
         st->bool_like = 0;
     } else if (c->kind == XC_BOOL) {
         st->any_bool = 1;
+        if (!st->first01[c->num != 0])
+            st->first01[c->num != 0] = 1;
     } else {
         if (!bool_word(c->str, c->len, &b))
             st->bool_like = 0;
@@ -225,7 +270,7 @@ static int col_type(const col_stat *st)
 }
 
 /* The Python value of cell c in a column of type t (text is borrowed). */
-static pyval typed(const xcell *c, int t)
+static pyval typed(const xcell *c, int t, const col_stat *st)
 {
     pyval v = {.kind = PV_STR, .text = ""};
     double x = 0;
@@ -233,10 +278,12 @@ static pyval typed(const xcell *c, int t)
     if (t == COL_OBJECT) {
         if (c->kind == XC_NUM) {
             v.kind = c->num == floor(c->num) && isfinite(c->num) ? PV_INT : PV_FLOAT;
+            if ((c->num == 0 || c->num == 1) && st->first01[c->num == 1] == 1)
+                v.kind = PV_BOOL;
             v.num = c->num;
             v.text = NULL;
         } else if (c->kind == XC_BOOL) {
-            v.kind = PV_BOOL;
+            v.kind = st->first01[c->num != 0] == 2 ? PV_INT : PV_BOOL;
             v.num = c->num;
             v.text = NULL;
         } else if (c->kind == XC_ERROR) {
@@ -315,7 +362,7 @@ static void set_columns(rank_reader *rr, const xcell *cells, size_t n)
         for (size_t c = 0; c < n; c++)
             if (!strcmp(cells[c].str, want[j]))
                 rr->col[j] = c;
-        rr->stat[j] = (col_stat){1, 0, 0, 0, 1};
+        rr->stat[j] = (col_stat){.numeric = 1, .bool_like = 1};
     }
 }
 
@@ -417,8 +464,14 @@ static int on_row(void *ctx, size_t row, const xcell *cells, size_t n)
  * as in the xlsx the same writer produces. */
 static int on_csv_row(void *ctx, size_t row, const csv_field *f, size_t n)
 {
+    rank_reader *rr = ctx;
     xcell stack_cells[32] = {{0}};
     xcell *cells = n <= 32 ? stack_cells : xmalloc_array(n, sizeof *cells);
+    /* the newest msprobe writes its statistics differences as texts (its
+     * xlsx holds "0" and "1.5" as strings): so are they read from its csv */
+    size_t text_from = (size_t)-1, text_to = 0;
+    if (rr->seen_header && rr->mode == MM_SUMMARY_NEW)
+        text_from = rr->col[1], text_to = rr->col[8] + 1;
     for (size_t i = 0; i < n; i++) {
         xcell *c = &cells[i];
         memset(c, 0, sizeof *c);
@@ -429,7 +482,7 @@ static int on_csv_row(void *ctx, size_t row, const csv_field *f, size_t n)
                     !py_is_blank(s[f[i].len - 1]) && !strpbrk(s, "inIN");
         if (!f[i].len && !f[i].quoted) {
             c->kind = XC_EMPTY;
-        } else if (plain && pandas_number(s, f[i].len, &x, &is_int) == 0) {
+        } else if (plain && !(i >= text_from && i < text_to) && pandas_number(s, f[i].len, &x, &is_int) == 0) {
             c->kind = XC_NUM;
             c->num = x;
             c->is_int = (unsigned char)is_int;
@@ -486,7 +539,7 @@ static void finish(merge_rank *r, rank_reader *rr)
     for (size_t j = 0; j < ncols; j++) {
         int t = col_type(&rr->stat[j + 1]);
         for (size_t i = 0; i < n; i++)
-            r->vals[j * n + i] = typed(&rr->cells[order[i] * rr->stride + j], t);
+            r->vals[j * n + i] = typed(&rr->cells[order[i] * rr->stride + j], t, &rr->stat[j + 1]);
     }
     for (size_t i = 0; i < n; i++) {
         r->names[i] = rr->chosen_names[order[i]];

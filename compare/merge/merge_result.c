@@ -165,7 +165,7 @@ typedef struct {
 
 static const char *canonical_index(const char *s, size_t n)
 {
-    for (int mode = MM_SUMMARY; mode <= MM_ALL; mode++) {
+    for (int mode = MM_SUMMARY; mode <= MM_ALL_NEW; mode++) {
         const char *const *names;
         size_t k = merge_mode_indexes(mode, &names);
         for (size_t i = 0; i < k; i++)

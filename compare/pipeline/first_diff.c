@@ -165,10 +165,22 @@ static void summary_cells(writer *w, size_t i, int *differs, int *warn)
     compare_ctx *c = w->c;
     const match_pair *p = &c->pairs[i];
     pyval diff[4], rel[4], v;
-    char relbuf[4][40];
+    char relbuf[4][NEWEST_DIFF_BUFSZ], diffbuf[4][NEWEST_DIFF_BUFSZ];
     *warn = 0;
-    for (int k = 0; k < 4; k++)
-        *warn |= cell_stat_diff(c, i, k, &diff[k], &rel[k], relbuf[k]);
+    int newest = c->opts->dialect == DIALECT_NEWEST;
+    for (int k = 0; k < 4; k++) {
+        if (!newest) {
+            *warn |= cell_stat_diff(c, i, k, &diff[k], &rel[k], relbuf[k]);
+            continue;
+        }
+        /* the newest msprobe's difference texts, and no Warning */
+        pyval vn, vb;
+        newest_stat(c, i, k, 0, &vn);
+        newest_stat(c, i, k, 1, &vb);
+        newest_stat_diff(c, k, &vn, &vb, diffbuf[k], relbuf[k]);
+        diff[k] = (pyval){.kind = PV_STR, .text = diffbuf[k], .len = (uint32_t)strlen(diffbuf[k])};
+        rel[k] = (pyval){.kind = PV_STR, .text = relbuf[k], .len = (uint32_t)strlen(relbuf[k])};
+    }
     for (int k = 0; k < 4; k++) {
         key(w, 0, summary_cols[8 + k]);
         if (diff[k].kind == PV_FLOAT && w->int_diff[k])

@@ -12,6 +12,7 @@
  * Then pairs with incompatible dtypes become unmatched (§4.5).
  */
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/dialect.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/radix.h"
@@ -73,6 +74,16 @@ const char *npu_key(const compare_ctx *c, size_t i)
     return c->keys.npu_keys ? c->keys.npu_keys[i] : c->npu.rows[i].name;
 }
 
+static const char *bench_key(const compare_ctx *c, size_t i)
+{
+    return c->bench_keys ? c->bench_keys[i] : c->bench.rows[i].name;
+}
+
+/* The exact join's key holds the shape (8.1.0) or not (the newest msprobe). */
+static int on_shape(const compare_ctx *c) { return dialect_of(c->opts->dialect)->join_on_shape; }
+
+static int dropped(const compare_ctx *c, size_t i) { return c->npu_dropped && c->npu_dropped[i]; }
+
 /* "key\x1fshape", the join key. */
 static const char *join_key(arena *a, const char *key, const char *shape, size_t *len)
 {
@@ -108,14 +119,15 @@ typedef struct {
     size_t *next, *tail;
 } bench_index;
 
-static void bench_index_build(bench_index *bi, const dump_data *B, arena *keys, int with_shape)
+static void bench_index_build(bench_index *bi, const compare_ctx *c, arena *keys, int with_shape)
 {
+    const dump_data *B = &c->bench;
     strmap_init(&bi->first, B->nrows);
     bi->next = xmalloc_array(B->nrows + 1, sizeof *bi->next);
     bi->tail = xmalloc_array(B->nrows + 1, sizeof *bi->tail);
     for (size_t i = 0; i < B->nrows; i++) {
         size_t len;
-        const char *k = with_shape ? join_key(keys, B->rows[i].name, B->rows[i].shape, &len) : B->rows[i].name;
+        const char *k = with_shape ? join_key(keys, bench_key(c, i), B->rows[i].shape, &len) : bench_key(c, i);
         if (!with_shape)
             len = strlen(k);
         int added;
@@ -153,7 +165,7 @@ typedef struct {
 static uint64_t join_hash(const char *key, const char *shape)
 {
     uint64_t h = strmap_hash64(0, key, strlen(key));
-    return strmap_hash64_end(strmap_hash64(h, shape, strlen(shape)));
+    return strmap_hash64_end(shape ? strmap_hash64(h, shape, strlen(shape)) : h);
 }
 
 typedef struct {
@@ -169,9 +181,10 @@ static void hash_chunk(void *arg, size_t chunk)
 {
     hash_job *j = arg;
     size_t from = chunk * HASH_CHUNK, to = from + HASH_CHUNK < j->d->nrows ? from + HASH_CHUNK : j->d->nrows;
+    int shape = on_shape(j->c);
     for (size_t i = from; i < to; i++) {
-        const char *k = j->npu ? npu_key(j->c, i) : j->d->rows[i].name;
-        j->out[i].h = join_hash(k, j->d->rows[i].shape);
+        const char *k = j->npu ? npu_key(j->c, i) : bench_key(j->c, i);
+        j->out[i].h = join_hash(k, shape ? j->d->rows[i].shape : NULL);
         j->out[i].row = i;
     }
 }
@@ -207,22 +220,36 @@ static void sorted_keys(compare_ctx *c, int threads, keyed_row **nk, keyed_row *
 
 static int same_key(const compare_ctx *c, int npu_a, size_t a, int npu_b, size_t b)
 {
-    const char *ka = npu_a ? npu_key(c, a) : c->bench.rows[a].name;
-    const char *kb = npu_b ? npu_key(c, b) : c->bench.rows[b].name;
+    const char *ka = npu_a ? npu_key(c, a) : bench_key(c, a);
+    const char *kb = npu_b ? npu_key(c, b) : bench_key(c, b);
     const char *sa = (npu_a ? &c->npu : &c->bench)->rows[a].shape;
     const char *sb = (npu_b ? &c->npu : &c->bench)->rows[b].shape;
-    return (ka == kb || !strcmp(ka, kb)) && (sa == sb || !strcmp(sa, sb));
+    return (ka == kb || !strcmp(ka, kb)) && (!on_shape(c) || sa == sb || !strcmp(sa, sb));
 }
 
 /* The pairs of a join, in target order: each key's target rows at its
- * first one's place, each with every bench row of the key (or none).
- * nfirst/nnext: a target row's key group and the next row in it; bhead: per
- * group, its first bench row; bnext: the next bench row of the key. */
+ * first one's place (8.1.0: pandas' merge order), or each target row at
+ * its own (the newest msprobe re-sorts the merge by target order), each
+ * with every bench row of the key (or none). nfirst/nnext: a target row's
+ * key group and the next row in it; bhead: per group, its first bench row;
+ * bnext: the next bench row of the key. */
 static void push_groups(pair_sink *s, const size_t *nfirst, const size_t *nnext, const size_t *bhead,
                         const size_t *bnext)
 {
     const dump_data *N = &s->c->npu, *B = &s->c->bench;
     const size_t none = (size_t)-1;
+    if (s->c->opts->dialect == DIALECT_NEWEST) {
+        for (size_t n = 0; n < N->nrows; n++) {
+            if (dropped(s->c, n))
+                continue;
+            size_t g = nfirst[n];
+            if (bhead[g] == none)
+                push(s, &N->rows[n], NULL);
+            for (size_t b = bhead[g]; b != none; b = bnext[b])
+                push(s, &N->rows[n], &B->rows[b]);
+        }
+        return;
+    }
     for (size_t i = 0; i < N->nrows; i++) {
         if (nfirst[i] != i)
             continue;
@@ -325,12 +352,12 @@ static int match_sorted(compare_ctx *c)
  * 64-bit hash: in practice never). */
 static int match_exact_map(compare_ctx *c)
 {
-    const dump_data *N = &c->npu, *B = &c->bench;
+    const dump_data *N = &c->npu;
     const size_t none = (size_t)-1;
     arena keys;
     arena_init(&keys, 1 << 20);
     bench_index bi;
-    bench_index_build(&bi, B, &keys, 1);
+    bench_index_build(&bi, c, &keys, on_shape(c));
 
     /* target rows grouped by key at their first occurrence */
     strmap nmap;
@@ -341,7 +368,9 @@ static int match_exact_map(compare_ctx *c)
     size_t *bhead = xmalloc_array(N->nrows + 1, sizeof *bhead);
     for (size_t i = 0; i < N->nrows; i++) {
         size_t len;
-        const char *k = join_key(&keys, npu_key(c, i), N->rows[i].shape, &len);
+        const char *k = on_shape(c) ? join_key(&keys, npu_key(c, i), N->rows[i].shape, &len) : npu_key(c, i);
+        if (!on_shape(c))
+            len = strlen(k);
         int added;
         size_t *first = strmap_put(&nmap, k, len, i, &added);
         nfirst[i] = *first;
@@ -382,9 +411,11 @@ static int match_mapped(compare_ctx *c)
 {
     const dump_data *N = &c->npu, *B = &c->bench;
     bench_index bi;
-    bench_index_build(&bi, B, NULL, 0);
+    bench_index_build(&bi, c, NULL, 0);
     pair_sink s = {.c = c, .check_dtype = 0};
     for (size_t i = 0; i < N->nrows; i++) {
+        if (dropped(c, i))
+            continue;
         const char *k = npu_key(c, i);
         size_t *b = strmap_get(&bi.first, k, strlen(k));
         if (!b)
@@ -436,12 +467,15 @@ typedef struct {
 static void fuzzy_ids(compare_ctx *c, const dump_data *d, int npu, strmap *ids, arena *a, uint32_t *id)
 {
     strbuf name = STRBUF_INIT, key = STRBUF_INIT;
+    /* the newest msprobe's fuzzy match compares the names alone */
+    int shape = on_shape(c);
     for (size_t i = 0; i < d->nrows; i++) {
-        fuzzy_name(npu ? npu_key(c, i) : d->rows[i].name, &name);
+        fuzzy_name(npu ? npu_key(c, i) : bench_key(c, i), &name);
         sb_reset(&key);
         sb_add(&key, name.buf, name.len);
         sb_addc(&key, 0x1f);
-        sb_adds(&key, d->rows[i].shape);
+        if (shape)
+            sb_adds(&key, d->rows[i].shape);
         int added;
         size_t *v = strmap_get(ids, key.buf, key.len);
         if (!v) {
@@ -523,15 +557,18 @@ static int match_fuzzy(compare_ctx *c)
         if (pn == none || pb == none)
             continue;
         for (size_t k = nlo; k < pn; k++)
-            push(&s, &N->rows[k], NULL);
-        push(&s, &N->rows[pn], &B->rows[pb]);
+            if (!dropped(c, k))
+                push(&s, &N->rows[k], NULL);
+        if (!dropped(c, pn))
+            push(&s, &N->rows[pn], &B->rows[pb]);
         nlo = pn + 1;
         blo = pb + 1;
     }
     /* msprobe stops when one side runs dry and drops the target rows it has
      * not queued yet; we keep them, unmatched. */
     for (size_t k = nlo; k < N->nrows; k++)
-        push(&s, &N->rows[k], NULL);
+        if (!dropped(c, k))
+            push(&s, &N->rows[k], NULL);
 
     free(n.id);
     free(n.start);
@@ -548,6 +585,8 @@ int match_rows(compare_ctx *c)
 {
     c->pairs = NULL;
     c->npairs = 0;
+    if (c->opts->dialect == DIALECT_NEWEST && newest_keys(c) != 0)
+        return -1;
     if (c->keys.mapped)
         return match_mapped(c);
     if (c->opts->fuzzy)

@@ -6,6 +6,7 @@
  * memory is bounded by the tensors in flight, not by the dump size.
  */
 #include "compare/pipeline/compare.h"
+#include "base/arena.h"
 #include "base/mem.h"
 #include "base/pool.h"
 #include "base/progress.h"
@@ -19,23 +20,40 @@
 
 /* Rows whose NPU name repeats (several rows match one key) all use the data
  * files of the last such row: msprobe looks them up in a dict keyed by the
- * NPU name. */
+ * NPU name (the newest msprobe: by the NPU and the bench name). */
 static size_t *data_source(const compare_ctx *c)
 {
     size_t *src = xmalloc_array(c->npairs ? c->npairs : 1, sizeof *src);
+    int both = c->opts->dialect == DIALECT_NEWEST;
+    arena keys;
+    arena_init(&keys, both ? 1 << 16 : 64);
+    const char **key = xmalloc_array(c->npairs ? c->npairs : 1, sizeof *key);
+    for (size_t i = 0; i < c->npairs; i++) {
+        const match_pair *p = &c->pairs[i];
+        if (!both) {
+            key[i] = p->n->name;
+            continue;
+        }
+        const char *b = p->b ? p->b->name : "N/A";
+        size_t ln = strlen(p->n->name), lb = strlen(b);
+        char *k = arena_alloc(&keys, ln + lb + 2);
+        memcpy(k, p->n->name, ln);
+        k[ln] = 0x1f;
+        memcpy(k + ln + 1, b, lb + 1);
+        key[i] = k;
+    }
     strmap last;
     strmap_init(&last, c->npairs);
     for (size_t i = 0; i < c->npairs; i++) {
-        const char *name = c->pairs[i].n->name;
         int added;
-        size_t *slot = strmap_put(&last, name, strlen(name), i, &added);
+        size_t *slot = strmap_put(&last, key[i], strlen(key[i]), i, &added);
         *slot = i;
     }
-    for (size_t i = 0; i < c->npairs; i++) {
-        const char *name = c->pairs[i].n->name;
-        src[i] = *strmap_get(&last, name, strlen(name));
-    }
+    for (size_t i = 0; i < c->npairs; i++)
+        src[i] = *strmap_get(&last, key[i], strlen(key[i]));
     strmap_free(&last);
+    free(key);
+    arena_free(&keys);
     return src;
 }
 
@@ -100,7 +118,9 @@ int compute_real_data(compare_ctx *c, int threads)
      * idle; when every thread has its own row, that oversubscribes a little. */
     real_job j = {.c = c,
                   .src = src,
-                  .metrics_flags = (c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0) | METRICS_THREADS(threads)};
+                  .metrics_flags = (c->opts->zero_d_repeat ? METRICS_ZERO_D_REPEAT : 0) |
+                                   (c->opts->dialect == DIALECT_NEWEST ? METRICS_NEWEST : 0) |
+                                   METRICS_THREADS(threads)};
     int rc = pool_run((c->npairs + REAL_CHUNK - 1) / REAL_CHUNK, threads, real_chunk, &j, NULL);
     if (rc != 0) {
         free(src);

@@ -1,33 +1,19 @@
-/* The cells of the result table (spec/compare.md §5.1, §5.5). Every cell is
- * first the Python value msprobe would hold, then converted the way msprobe
- * converts it for openpyxl: numbers stay numbers, inf/nan become the text
+/* The cells of the result table: the values of a row the way the dialect
+ * (dialect.h) holds and writes them, put in its columns' order.
+ *
+ * msprobe 8.1.0 (spec/compare.md §5.1, §5.5): every cell is first the
+ * Python value msprobe would hold, then converted the way msprobe converts
+ * it for openpyxl: numbers stay numbers, inf/nan become the text
  * "inf\t"/"nan\t", everything else its str(). */
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/dialect.h"
+#include "base/mem.h"
 #include "base/strbuf.h"
 #include "model/table.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const summary_header[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
-    "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Result", "Err_message", "NPU_Stack_Info"};
-static const char *const all_header[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio",
-    "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm",
-    "Accuracy Reached or Not", "Err_message", "NPU_Stack_Info", "Data_name"};
-static const char *const all_header_no_stack[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "Cosine", "EucDist", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio",
-    "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm",
-    "Accuracy Reached or Not", "Err_message", "Data_name"};
-static const char *const md5_header[] = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "NPU MD5", "BENCH MD5", "Result", "NPU_Stack_Info"};
 
 static cell text_cell(const char *s) { return cell_str(s, strlen(s)); }
 
@@ -56,13 +42,13 @@ static cell to_cell(const pyval *v)
     }
 }
 
-static const char *stack_cell(const compare_ctx *c, const dump_row *n)
+static cell stack_cell(const compare_ctx *c, const dump_row *n)
 {
     if (!c->have_stack || c->npu.entries[n->entry].first_row != (size_t)(n - c->npu.rows))
-        return "N/A";
-    /* rendered by render_stacks() before any row */
-    const stack_info *si = stack_find(&c->stack, c->npu.entries[n->entry].name);
-    return si && si->repr ? si->repr : "N/A";
+        return text_cell("N/A");
+    /* found and rendered by render_stacks() before any row */
+    const stack_info *si = c->entry_stack ? c->entry_stack[n->entry] : NULL;
+    return si && si->repr ? cell_str(si->repr, si->repr_len) : text_cell("N/A");
 }
 
 static void append_highlights(const compare_ctx *c, size_t i, size_t *cursor, strbuf *err)
@@ -81,71 +67,72 @@ static void fail_at(row_counts *k, size_t i)
         k->first_failing = i;
 }
 
-static void summary_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k)
+/* ---- msprobe 8.1.0 ------------------------------------------------------ */
+
+static void summary_81(const compare_ctx *c, size_t i, cell *v, row_text *t, size_t *cursor, row_counts *k)
 {
     const match_pair *p = &c->pairs[i];
-    pyval v, diff, rel;
+    pyval x, diff, rel;
     int warn = 0;
     for (int s = 0; s < 4; s++) {
-        pyval vb;
-        cell_npu_stat(c, i, s, &v);
-        cell_bench_stat(c, i, s, &vb);
-        warn |= cell_stat_diff_of(c, i, s, &v, &vb, &diff, &rel, t->rel[s]);
-        cells[6 + s] = to_cell(&diff);
-        cells[10 + s] = to_cell(&rel);
-        cells[14 + s] = to_cell(&v);
-        cells[18 + s] = to_cell(&vb);
+        pyval xb;
+        cell_npu_stat(c, i, s, &x);
+        cell_bench_stat(c, i, s, &xb);
+        warn |= cell_stat_diff_of(c, i, s, &x, &xb, &diff, &rel, t->rel[s]);
+        v[COL_DIFF + s] = to_cell(&diff);
+        v[COL_REL + s] = to_cell(&rel);
+        v[COL_NPU_STAT + s] = to_cell(&x);
+        v[COL_BENCH_STAT + s] = to_cell(&xb);
     }
     sb_reset(&t->err);
     if (!p->b) {
-        cells[22] = text_cell("N/A");
+        v[COL_RESULT] = text_cell("N/A");
         sb_adds(&t->err, "No bench data matched.");
     } else if (warn) {
-        cells[22] = text_cell("Warning");
+        v[COL_RESULT] = text_cell("Warning");
         sb_adds(&t->err, "Need double check api accuracy.");
         k->warning++;
         fail_at(k, i);
     } else {
-        cells[22] = text_cell("");
+        v[COL_RESULT] = text_cell("");
     }
     append_highlights(c, i, cursor, &t->err);
-    cells[23] = cell_str(sb_str(&t->err), t->err.len);
+    v[COL_ERR] = cell_str(sb_str(&t->err), t->err.len);
 }
 
-static void md5_row(const compare_ctx *c, size_t i, cell *cells, row_counts *k)
+static void md5_81(const compare_ctx *c, size_t i, cell *v, row_counts *k)
 {
     const match_pair *p = &c->pairs[i];
     const char *nm = p->n->md5 ? p->n->md5 : "N/A";
     const char *bm = p->b ? (p->b->md5 ? p->b->md5 : "N/A") : "N/A";
-    cells[6] = text_cell(nm);
-    cells[7] = text_cell(bm);
+    v[COL_NPU_MD5] = text_cell(nm);
+    v[COL_BENCH_MD5] = text_cell(bm);
     if (!strcmp(nm, bm)) {
-        cells[8] = text_cell("pass");
+        v[COL_RESULT] = text_cell("pass");
     } else if (!p->b) {
-        cells[8] = text_cell("N/A");
+        v[COL_RESULT] = text_cell("N/A");
     } else {
-        cells[8] = text_cell("Different");
+        v[COL_RESULT] = text_cell("Different");
         k->different++;
         fail_at(k, i);
     }
 }
 
-/* The value of metric cell k of a tensor-mode row. */
-static void all_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k)
+static void all_81(const compare_ctx *c, size_t i, cell *v, row_text *t, size_t *cursor, row_counts *k)
 {
-    pyval v;
+    pyval x;
     for (int s = 0; s < MET_COUNT; s++) {
-        real_metric_cell(c, i, s, &v);
-        cells[6 + s] = to_cell(&v);
+        real_metric_cell(c, i, s, &x);
+        v[COL_METRIC + s] = to_cell(&x);
     }
     for (int s = 0; s < 4; s++) {
-        cell_npu_stat(c, i, s, &v);
-        cells[12 + s] = to_cell(&v);
-        cell_bench_stat(c, i, s, &v);
-        cells[16 + s] = to_cell(&v);
+        cell_npu_stat(c, i, s, &x);
+        v[COL_NPU_STAT + s] = to_cell(&x);
+        cell_bench_stat(c, i, s, &x);
+        v[COL_BENCH_STAT + s] = to_cell(&x);
     }
     const char *acc = metrics_accuracy(&c->real[i].m);
-    cells[20] = text_cell(acc);
+    v[COL_ACCURACY] = text_cell(acc);
     if (!strcmp(acc, "No")) {
         k->accuracy_no++;
         fail_at(k, i);
@@ -153,54 +140,119 @@ static void all_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, si
     sb_reset(&t->err);
     real_message(c, i, &t->err);
     append_highlights(c, i, cursor, &t->err);
-    cells[21] = cell_str(sb_str(&t->err), t->err.len);
-    sb_reset(&t->data_name);
-    data_name_cell(&c->pairs[i], &t->data_name);
-    cells[c->have_stack ? 23 : 22] = cell_str(sb_str(&t->data_name), t->data_name.len);
+    v[COL_ERR] = cell_str(sb_str(&t->err), t->err.len);
 }
 
-int result_header(const compare_ctx *c, const char *const **header)
+static void fill_81(const compare_ctx *c, size_t i, cell *v, row_text *t, size_t *cursor, row_counts *k)
 {
-    if (c->mode == MODE_ALL) {
-        *header = c->have_stack ? all_header : all_header_no_stack;
-        return c->have_stack ? 24 : 23;
-    }
-    *header = c->mode == MODE_MD5 ? md5_header : summary_header;
-    int ncols = c->mode == MODE_MD5 ? 9 : 24;
-    return c->have_stack ? ncols + 1 : ncols;
+    if (c->mode == MODE_MD5)
+        md5_81(c, i, v, k);
+    else if (c->mode == MODE_ALL)
+        all_81(c, i, v, t, cursor, k);
+    else
+        summary_81(c, i, v, t, cursor, k);
 }
 
-/* All cells of table row i. */
+/* ---- the newest msprobe ---------------------------------------------------
+ * pandas writes the cells: a float in csv as Python's repr (an infinity as
+ * " inf", so that Excel does not read it as a formula; NaN as nothing), in
+ * xlsx as a number ("inf" as text); bools as True/False or boolean cells. */
+
+static cell float_new(const compare_ctx *c, double x)
+{
+    if (isnan(x))
+        return (cell){.kind = CELL_EMPTY};
+    if (isinf(x)) {
+        int csv = c->opts->format == TABLE_CSV;
+        return x > 0 ? text_cell(csv ? " inf" : "inf") : text_cell(csv ? " -inf" : "-inf");
+    }
+    return cell_pynum(x, NULL, 0);
+}
+
+static cell value_new(const compare_ctx *c, const pyval *x)
+{
+    switch (x->kind) {
+    case PV_NONE: return text_cell("None");
+    case PV_BOOL: return cell_bool(x->num != 0);
+    case PV_INT: return x->text ? cell_pynum(x->num, x->text, x->len) : cell_num(x->num);
+    case PV_FLOAT: return float_new(c, x->num);
+    default: return cell_str(x->text, x->len);
+    }
+}
+
+static void fill_new(const compare_ctx *c, size_t i, cell *v, row_text *t, row_counts *k)
+{
+    const match_pair *p = &c->pairs[i];
+    const char *rn = requires_grad_text(p->n), *rb = requires_grad_text(p->b);
+    v[COL_NPU_RG] = text_cell(rn);
+    v[COL_BENCH_RG] = text_cell(rb);
+    v[COL_RG_CONSISTENT] = cell_bool(!strcmp(rn, rb));
+    if (c->mode == MODE_MD5) {
+        v[COL_NPU_MD5] = text_cell(p->n->md5 ? p->n->md5 : "N/A");
+        v[COL_BENCH_MD5] = text_cell(p->b && p->b->md5 ? p->b->md5 : "N/A");
+    } else {
+        for (int s = 0; s < 4; s++) {
+            pyval xn, xb;
+            newest_stat(c, i, s, 0, &xn);
+            newest_stat(c, i, s, 1, &xb);
+            v[COL_NPU_STAT + s] = value_new(c, &xn);
+            v[COL_BENCH_STAT + s] = value_new(c, &xb);
+            if (c->mode == MODE_SUMMARY) {
+                newest_stat_diff(c, s, &xn, &xb, t->diff[s], t->rel[s]);
+                v[COL_DIFF + s] = text_cell(t->diff[s]);
+                v[COL_REL + s] = text_cell(t->rel[s]);
+            }
+        }
+    }
+    if (c->mode == MODE_ALL) {
+        const tensor_metrics *m = &c->real[i].m;
+        for (int s = 0; s < MET_COUNT; s++)
+            v[COL_METRIC + s] = m->kind[s] == MK_NUM ? float_new(c, m->value[s]) : text_cell(metric_kind_text(m->kind[s]));
+    }
+    int level = c->level[i];
+    v[COL_RESULT] = text_cell(check_level_text(level));
+    sb_reset(&t->err);
+    check_message(c->checks[i], &t->err);
+    v[COL_ERR] = cell_str(sb_str(&t->err), t->err.len);
+    if (level == LEVEL_ERROR) {
+        k->error++;
+        fail_at(k, i);
+    } else if (level == LEVEL_WARNING) {
+        k->warning++;
+    }
+}
+
+/* All cells of table row i: the dialect's values, in its columns' order. */
 void render_row(const compare_ctx *c, size_t i, cell *cells, row_text *t, size_t *cursor, row_counts *k)
 {
     const match_pair *p = &c->pairs[i];
-    cells[0] = text_cell(p->n->name);
-    cells[1] = text_cell(p->b ? p->b->name : "N/A");
-    cells[2] = text_cell(p->n->dtype);
-    cells[3] = text_cell(p->b ? p->b->dtype : "N/A");
-    cells[4] = text_cell(p->n->shape);
-    cells[5] = text_cell(p->b ? p->b->shape : "N/A");
-    int stack_col;
-    if (c->mode == MODE_MD5) {
-        md5_row(c, i, cells, k);
-        stack_col = 9;
-    } else if (c->mode == MODE_ALL) {
-        all_row(c, i, cells, t, cursor, k);
-        stack_col = 22;
-    } else {
-        summary_row(c, i, cells, t, cursor, k);
-        stack_col = 24;
+    cell v[COL_COUNT];
+    v[COL_NPU_NAME] = text_cell(p->n->name);
+    v[COL_BENCH_NAME] = text_cell(p->b ? p->b->name : "N/A");
+    v[COL_NPU_DTYPE] = text_cell(p->n->dtype);
+    v[COL_BENCH_DTYPE] = text_cell(p->b ? p->b->dtype : "N/A");
+    v[COL_NPU_SHAPE] = text_cell(p->n->shape);
+    v[COL_BENCH_SHAPE] = text_cell(p->b ? p->b->shape : "N/A");
+    v[COL_STACK] = stack_cell(c, p->n);
+    if (c->mode == MODE_ALL) {
+        sb_reset(&t->data_name);
+        data_name_cell(p, &t->data_name);
+        v[COL_DATA_NAME] = cell_str(sb_str(&t->data_name), t->data_name.len);
     }
-    if (c->have_stack)
-        cells[stack_col] = text_cell(stack_cell(c, p->n));
+    if (c->opts->dialect == DIALECT_NEWEST)
+        fill_new(c, i, v, t, k);
+    else
+        fill_81(c, i, v, t, cursor, k);
+    for (int j = 0; j < c->ncols; j++)
+        cells[j] = v[c->cols[j]];
     k->rows++;
     if (p->b)
         k->matched++;
     else
         k->unmatched++;
-    if (c->fill[i] == FILL_RED)
+    if (c->fill && c->fill[i] == FILL_RED)
         k->red++;
-    else if (c->fill[i] == FILL_YELLOW)
+    else if (c->fill && c->fill[i] == FILL_YELLOW)
         k->yellow++;
 }
 
@@ -212,6 +264,7 @@ void add_counts(row_counts *to, const row_counts *k)
     to->warning += k->warning;
     to->different += k->different;
     to->accuracy_no += k->accuracy_no;
+    to->error += k->error;
     to->red += k->red;
     to->yellow += k->yellow;
     if (to->first_failing == (size_t)-1)
@@ -236,11 +289,13 @@ size_t msgs_from(const compare_ctx *c, size_t i)
  * threads without touching the stack map. */
 void render_stacks(compare_ctx *c)
 {
-    if (!c->have_stack)
+    if (!c->have_stack || c->entry_stack)
         return;
+    c->entry_stack = xcalloc(c->npu.nentries + 1, sizeof *c->entry_stack);
     for (size_t e = 0; e < c->npu.nentries; e++) {
         const stack_info *si = stack_find(&c->stack, c->npu.entries[e].name);
         if (si)
             stack_repr((stack_info *)si);
+        c->entry_stack[e] = si;
     }
 }

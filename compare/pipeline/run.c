@@ -1,5 +1,6 @@
 /* One compare of a pair of dump files, from loading to the advisor file. */
 #include "compare/pipeline/compare.h"
+#include "compare/pipeline/dialect.h"
 #include "compare/pipeline/first_diff.h"
 #include "compare/mapping/mapping.h"
 #include "base/files.h"
@@ -33,7 +34,9 @@ static int load_both(compare_ctx *c, const compare_job *job)
     progress_phase(c->progress, "load", 0, PROGRESS_BYTES);
     load_task t = {.path = {job->npu_json, job->bench_json},
                    .out = {&c->npu, &c->bench},
-                   .flags = c->opts->first_diff ? DUMP_FIRST_DIFF : 0,
+                   .flags = c->opts->first_diff                   ? DUMP_FIRST_DIFF
+                            : c->opts->dialect == DIALECT_NEWEST ? DUMP_NEWER_ROWS
+                                                                 : 0,
                    .progress = c->progress};
     return pool_run(2, 2, load_one, &t, NULL);
 }
@@ -108,7 +111,8 @@ static int map_keys(compare_ctx *c, const compare_job *job)
                        .target_ms = c->target_ms,
                        .yaml_path = yaml,
                        .out_dir = job->out_dir,
-                       .outputs = c->opts->outputs};
+                       .outputs = c->opts->outputs,
+                       .newest = c->opts->dialect == DIALECT_NEWEST};
     int rc = mapping_apply(&d, m, &c->keys);
     free(yaml);
     return rc;
@@ -120,14 +124,21 @@ static void ctx_free(compare_ctx *c)
     dump_free(&c->bench);
     if (c->have_stack)
         stack_free(&c->stack);
+    free((void *)c->entry_stack);
     free(c->pairs);
     free(c->diffs);
     free(c->real);
     free(c->npu_tensor_dir);
     mapping_keys_free(&c->keys);
+    if (c->bench_keys)
+        arena_free(&c->bench_key_mem);
+    free((void *)c->bench_keys);
+    free(c->npu_dropped);
     free(c->bench_tensor_dir);
     free(c->fill);
     free(c->msgs);
+    free(c->level);
+    free(c->checks);
 }
 
 /* -da: one JSON of API batches instead of the table, highlights and advisor.
@@ -190,7 +201,10 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         rc = 0;
         goto out;
     }
-    stats_column_types(&c);
+    if (opts->dialect == DIALECT_NEWEST)
+        newest_column_types(&c);
+    else
+        stats_column_types(&c);
     if (c.mode == MODE_SUMMARY && opts->first_diff) {
         /* the table computes each row's differences as it formats the row */
         progress_phase(c.progress, "statistics", 0, PROGRESS_ITEMS);
@@ -217,7 +231,7 @@ int compare_run_job(const compare_job *job, const compare_opts *opts, compare_re
         goto out;
     }
     out_run_add(opts->outputs, res->result_path);
-    if (opts->auto_analyze) {
+    if (opts->auto_analyze && dialect_of(opts->dialect)->advisor) {
         progress_phase(c.progress, "advisor", 0, PROGRESS_ITEMS);
         res->advisor_path = compare_out_name(job, opts->stamp, "advisor", "txt");
         if (write_advisor(&c, &res->advisor_path, res) != 0) {

@@ -15,19 +15,23 @@
 
 static const char *const mode_names[] = {"tensor", "statistics", "md5"};
 
-static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow"};
+static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow", "error"};
 #define NKINDS (sizeof gate_kinds / sizeof *gate_kinds)
 
 /* The failing rows of a result: Result Warning (statistics), Accuracy No
  * (tensors) or Result Different (md5) — msprobe's own notion, which the
- * advisor uses too. */
+ * advisor uses too; in the newest dialect Result error. */
 static size_t failing(const compare_result *r)
 {
+    if (r->dialect == DIALECT_NEWEST)
+        return r->error;
     return r->mode == MODE_SUMMARY ? r->warning : r->mode == MODE_MD5 ? r->different : r->accuracy_no;
 }
 
 static const char *failing_kind(const compare_result *r)
 {
+    if (r->dialect == DIALECT_NEWEST)
+        return "error";
     return r->mode == MODE_SUMMARY ? "Warning" : r->mode == MODE_MD5 ? "Different" : "No";
 }
 
@@ -37,7 +41,7 @@ int gate_fails(unsigned mask, const compare_result *r)
         return 0;
     return ((mask & FAIL_WARNING) && r->warning) || ((mask & FAIL_NO) && r->accuracy_no) ||
            ((mask & FAIL_DIFFERENT) && r->different) || ((mask & FAIL_UNMATCHED) && r->unmatched) ||
-           ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow);
+           ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow) || ((mask & FAIL_ERROR) && r->error);
 }
 
 void summary_line(const compare_job *job, const compare_result *r, int highlighted)
@@ -52,9 +56,14 @@ void summary_line(const compare_job *job, const compare_result *r, int highlight
     char hl[64] = "";
     if (highlighted)
         snprintf(hl, sizeof hl, ", highlighted %zu red %zu yellow", r->red, r->yellow);
-    log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s%s -> %s",
-             job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r), failing_kind(r),
-             unreadable, hl, r->result_path);
+    if (r->dialect == DIALECT_NEWEST)
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (error), %zu warning%s -> %s",
+                 job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, r->error, r->warning,
+                 unreadable, r->result_path);
+    else
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s%s -> %s",
+                 job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r),
+                 failing_kind(r), unreadable, hl, r->result_path);
 }
 
 void summary_total(const compare_result *rs, size_t n, int highlighted)
@@ -86,8 +95,8 @@ void summary_total(const compare_result *rs, size_t n, int highlighted)
 static void json_counts(strbuf *sb, const compare_result *r)
 {
     sb_addf(sb, "\"rows\": %zu, \"matched\": %zu, \"unmatched\": %zu, \"warning\": %zu, \"accuracy_no\": %zu, "
-                "\"different\": %zu, \"red\": %zu, \"yellow\": %zu",
-            r->rows, r->matched, r->unmatched, r->warning, r->accuracy_no, r->different, r->red, r->yellow);
+                "\"different\": %zu, \"error\": %zu, \"red\": %zu, \"yellow\": %zu",
+            r->rows, r->matched, r->unmatched, r->warning, r->accuracy_no, r->different, r->error, r->red, r->yellow);
 }
 
 int summary_write_json(const char *path, const compare_job *jobs, const compare_result *rs, size_t n, unsigned mask,
@@ -123,6 +132,7 @@ int summary_write_json(const char *path, const compare_job *jobs, const compare_
         sb_addc(&sb, '}');
         total.rows += r->rows, total.matched += r->matched, total.unmatched += r->unmatched;
         total.warning += r->warning, total.accuracy_no += r->accuracy_no, total.different += r->different;
+        total.error += r->error;
         total.red += r->red, total.yellow += r->yellow;
     }
     sb_adds(&sb, "\n  ],\n  \"total\": {");

@@ -10,6 +10,7 @@
 enum {
     FAIL_WARNING = 1u << 0, FAIL_NO = 1u << 1, FAIL_DIFFERENT = 1u << 2, FAIL_UNMATCHED = 1u << 3,
     FAIL_RED = 1u << 4, FAIL_YELLOW = 1u << 5,
+    FAIL_ERROR = 1u << 6,   /* the newest dialect's Result "error" (its "warning" is FAIL_WARNING) */
 };
 
 /* Does this result have rows of a kind in mask? */

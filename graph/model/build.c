@@ -3,6 +3,7 @@
  * root-level runs of APIs grouped (§4.6); parameters_grad nodes (§4.7);
  * stacks (§4.5). */
 #include "graph/model/graph.h"
+#include "graph/model/newest.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -38,16 +39,33 @@ static int is_module_name(const char *s, size_t n)
            starts(s, n, "clip_grad");
 }
 
-int graph_name_op(const char *s, size_t n)
+static int is_api_name(const char *s, size_t n)
 {
-    if (is_module_name(s, n))
-        return GOP_MODULE;
     static const char *const apis[] = {"Tensor", "Torch", "Functional", "NPU", "VF", "Distributed", "Aten",
                                        "Mint", "Primitive", "Jit", "MintFunctional"};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++)
         if (starts_any(s, n, apis[i]))
-            return GOP_API;
+            return 1;
+    return 0;
+}
+
+int graph_name_op(const char *s, size_t n)
+{
+    if (is_module_name(s, n))
+        return GOP_MODULE;
+    if (is_api_name(s, n))
+        return GOP_API;
     log_warn_as(NAME_OP, "Cannot parse node_name %.*s into NodeOp, default parsing as module.", (int)n, s);
+    return GOP_MODULE;
+}
+
+int graph_name_op_newest(const char *s, size_t n)
+{
+    if (is_module_name(s, n) || starts(s, n, "DefaultModel"))
+        return GOP_MODULE;
+    if (is_api_name(s, n) || starts_any(s, n, "MindSpeed"))
+        return GOP_API;
+    /* the newest msprobe says so at debug level only */
     return GOP_MODULE;
 }
 
@@ -170,17 +188,6 @@ static int32_t simplify(const char *name, size_t n, const jval *list)
     return -1;
 }
 
-/* name ends with ".backward.<digits>": the length before ".backward." */
-static size_t backward_numbered(const char *s, size_t n)
-{
-    size_t d = n;
-    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
-        d--;
-    if (d == n || d < 10 || memcmp(s + d - 10, ".backward.", 10))
-        return 0;
-    return d - 10;
-}
-
 static int ends_with(const char *s, size_t n, const char *w)
 {
     size_t l = strlen(w);
@@ -203,20 +210,26 @@ static void replace_all(strbuf *sb, const char *s, size_t n, const char *from, c
     sb_str(sb);
 }
 
-static void set_stack(graph *g, long i, const graph_opts *o)
+/* The node's stack, checked as compare checks it (model/stack's
+ * stack_get: a list, no formula-injection text): msprobe's graph takes
+ * any value, and a stack.json compare refuses would draw. 0 or -1. */
+static int set_stack(graph *g, long i, const graph_opts *o)
 {
     gnode *nd = &g->nodes[i];
-    const stack_info *si = stack_find(&g->rd->stack, nd->id);
+    int bad;
+    const stack_info *si = stack_get(&g->rd->stack, nd->id, &bad);
+    if (bad)
+        return -1;
     if (si) {
         nd->stack_kind = STACK_LIST;
         nd->stack = si->value;
         nd->stack_line = si->value->type == J_ARRAY && !o->complete_stack ? simplify(nd->id, nd->idlen, si->value) : -1;
         if (json_truthy(si->value))
-            return;
+            return 0;
     }
-    size_t pre = backward_numbered(nd->id, nd->idlen);
+    size_t pre = graph_backward_numbered(nd->id, nd->idlen);
     if (!pre && !ends_with(nd->id, nd->idlen, ".backward"))
-        return;
+        return 0;
     strbuf fw = STRBUF_INIT;
     if (pre) {
         sb_add(&fw, nd->id, pre);
@@ -234,6 +247,7 @@ static void set_stack(graph *g, long i, const graph_opts *o)
     } else {
         nd->stack_kind = STACK_NO_FORWARD;
     }
+    return 0;
 }
 
 /* ---- batch_isend_irecv (§7.4) ----------------------------------------- */
@@ -294,12 +308,26 @@ static long get_or_create(graph *g, const char *id, size_t len, const graph_opts
     long i = graph_find(g, id, len);
     if (i >= 0)
         return i;
-    i = add_node(g, id, len, graph_name_op(id, len));
+    i = add_node(g, id, len, g->newest ? graph_name_op_newest(id, len) : graph_name_op(id, len));
     g->nodes[i].entry = rank_entry_of(g->rd, id, len);
     if (contains(id, len, "batch_isend_irecv", 17) && read_p2p(g, i) != 0)
         return -1;
-    set_stack(g, i, o);
+    if (set_stack(g, i, o) != 0)
+        return -1;
     return i;
+}
+
+/* Is s X.backward.N with X.forward.N a key of construct.json? */
+static int backward_of_key(const strmap *keys, const char *s, size_t n, strbuf *t)
+{
+    size_t pre = graph_backward_numbered(s, n);
+    if (!pre)
+        return 0;
+    sb_reset(t);
+    sb_add(t, s, pre);
+    sb_adds(t, ".forward.");
+    sb_add(t, s + pre + 10, n - pre - 10);
+    return strmap_get(keys, t->buf, t->len) != NULL;
 }
 
 /* A backward node without a parent takes the backward twin of its forward
@@ -308,7 +336,7 @@ static const char *backward_parent(const rankdata *rd, const strmap *keys, const
                                    strbuf *t1, strbuf *t2)
 {
     const jval *c = &rd->construct;
-    size_t pre = backward_numbered(sub, n);
+    size_t pre = graph_backward_numbered(sub, n);
     const jval *f = NULL;
     if (pre) {
         sb_reset(t1);
@@ -375,6 +403,9 @@ static void collect_apis(graph *g)
             long c = add_node(g, id, (size_t)len, GOP_COLLECTION);
             for (uint32_t k = i; k < j; k++)
                 add_child(g, c, old[k]);
+            /* the micro step of its first API (the newest msprobe's, from construct.json) */
+            g->nodes[c].micro = g->nodes[old[i]].micro;
+            g->nodes[c].has_micro = g->nodes[old[i]].has_micro;
             add_child(g, 0, c);
         }
         i = j;
@@ -548,6 +579,50 @@ static void add_params_grad(graph *g, int counted)
     strmap_free(&prefixes);
 }
 
+/* The newest msprobe's Megatron dumps: every node of construct.json in the
+ * micro step it names (a node that is no key of it: 0). */
+static void construct_micro_steps(graph *g, const strmap *keys)
+{
+    for (size_t i = 1; i < g->n; i++) {
+        gnode *nd = &g->nodes[i];
+        const size_t *k = strmap_get(keys, nd->id, nd->idlen);
+        nd->micro = k ? (int32_t)g->rd->construct_micro[*k] : 0;
+        nd->has_micro = k ? g->rd->construct_micro_set[*k] : 1;
+    }
+}
+
+/* A loop of parents (A's parent B, B's parent A): msprobe builds it and
+ * its ancestor walks give up on it, so the nodes in it are neither drawn
+ * nor compared. Refused, naming two of them: each node has one parent,
+ * so following parents from every node, marking each walk, finds a loop
+ * in one pass. 0 or -1. */
+static int check_cycles(const graph *g, const char *path)
+{
+    uint32_t *mark = xcalloc(g->n ? g->n : 1, sizeof *mark);
+    int rc = 0;
+    for (size_t s = 0; s < g->n && rc == 0; s++) {
+        uint32_t walk = (uint32_t)s + 1;
+        for (size_t x = s;;) {
+            if (mark[x]) {
+                if (mark[x] == walk) {
+                    const gnode *a = &g->nodes[x], *b = &g->nodes[a->up];
+                    rc = b->up == (int32_t)x
+                             ? err_input(path, "%s and %s are each other's parent", a->id, b->id)
+                             : err_input(path, "the parents of %s lead back to it (through %s): a cycle", a->id,
+                                         b->id);
+                }
+                break;
+            }
+            mark[x] = walk;
+            if (g->nodes[x].up < 0)
+                break;
+            x = (size_t)g->nodes[x].up;
+        }
+    }
+    free(mark);
+    return rc;
+}
+
 int graph_build(graph *g, rankdata *rd, const graph_opts *o)
 {
     memset(g, 0, sizeof *g);
@@ -563,6 +638,9 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     }
     g->rd = rd;
     g->micro_steps = 1;
+    g->newest = graph_newest_rules(o);
+    g->micro_inherit = g->newest;
+    rd->p2pop_rows = g->newest;
     add_node(g, GRAPH_ROOT, strlen(GRAPH_ROOT), GOP_MODULE);
     const jval *c = &rd->construct;
     strmap keys;
@@ -571,7 +649,8 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
         int added;
         strmap_put(&keys, c->u.members[i].key, c->u.members[i].keylen, i, &added);
     }
-    strbuf t1 = STRBUF_INIT, t2 = STRBUF_INIT;
+    strbuf t1 = STRBUF_INIT, t2 = STRBUF_INIT, unlisted = STRBUF_INIT;
+    size_t nunlisted = 0;
     int rc = 0;
     file_guard guard;
     file_guard_begin(&guard, &rd->dump);
@@ -579,8 +658,24 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
         const jmember *m = &c->u.members[i];
         const char *up = m->val.type == J_STRING && m->val.len ? m->val.u.str : NULL;
         size_t uplen = up ? m->val.len : 0;
+        if (up && uplen == m->keylen && !memcmp(up, m->key, uplen)) {
+            rc = err_input(rd->construct_path, "%.*s is its own parent", (int)(uplen < 300 ? uplen : 300), up);
+            break;
+        }
+        /* a parent that is no key: msprobe makes it a node without a
+         * parent, outside the tree; so do we, and say so -- but for the
+         * backward module whose forward twin is a key, which msprobe's
+         * dumps record only as a parent under torch 1.x (spec §4.3) */
+        if (up && !strmap_get(&keys, up, uplen) && graph_find(g, up, uplen) < 0 &&
+            !backward_of_key(&keys, up, uplen, &t1)) {
+            if (nunlisted < 3)
+                sb_addf(&unlisted, "%s%.*s", nunlisted ? ", " : "", (int)(uplen < 200 ? uplen : 200), up);
+            nunlisted++;
+        }
         if (!up)
             up = backward_parent(rd, &keys, m->key, m->keylen, &uplen, &t1, &t2);
+        else if (g->newest)
+            up = graph_inplace_parent(rd, &keys, m->key, m->keylen, up, uplen, &uplen, &t1, &t2);
         long parent = 0;
         if (up && (parent = get_or_create(g, up, uplen, o)) < 0)
             rc = -1;
@@ -592,13 +687,27 @@ int graph_build(graph *g, rankdata *rd, const graph_opts *o)
     }
     if (file_guard_end(&guard) != 0)
         rc = -1;
+    if (rc == 0 && nunlisted)
+        log_warn("%s: %zu parent%s named but not listed (%s%s): kept as nodes outside the tree, which are neither "
+                 "drawn under the root nor compared, as msprobe does", rd->construct_path, nunlisted,
+                 nunlisted == 1 ? " is" : "s are", sb_str(&unlisted), nunlisted > 3 ? ", ..." : "");
     sb_free(&t1);
     sb_free(&t2);
-    strmap_free(&keys);
-    if (rc != 0)
+    sb_free(&unlisted);
+    if (rc == 0)
+        rc = check_cycles(g, rd->construct_path);
+    if (rc != 0) {
+        strmap_free(&keys);
         return -1;
+    }
+    if (g->newest) {
+        if (rd->megatron)
+            construct_micro_steps(g, &keys);
+        graph_recompute(g);
+    }
+    strmap_free(&keys);
     collect_apis(g);
-    add_params_grad(g, graph_newest_rules(o));
+    add_params_grad(g, g->newest);
     return 0;
 }
 

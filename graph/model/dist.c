@@ -1,9 +1,13 @@
 /* Links between the communication nodes of the ranks of a step (spec §7):
  * every Distributed.* node gets a unique id per rank -- its peer or group
  * and its running count -- and each is matched with the node of the same
- * id (a send's with the recv's) in the ranks it talks to. */
+ * id (a send's with the recv's) in the ranks it talks to. Two dialects
+ * share the ids, targets and links here: msprobe 8.1.0's (the .vis: its
+ * graphs' nodes and items) and the newest msprobe's (the .vis.db: what it
+ * reads back from its file). */
 #include "graph/model/dist.h"
 #include "graph/model/items.h"
+#include "graph/model/steps.h"
 #include "base/err.h"
 #include "base/log.h"
 #include "base/mem.h"
@@ -11,6 +15,7 @@
 #include "py/pyeq.h"
 #include "py/pystr.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +57,10 @@ typedef struct {
     char *uid;                  /* its unique id, or NULL */
     char **uids;                /* batch_isend_irecv: one per P2POp */
     size_t nuids;
+    /* the newest msprobe's: the texts its .vis.db holds */
+    const char *param_text;     /* the rank parameter's "value", or NULL */
+    const char **group_ranks_text;  /* str() of each rank of a valid group */
+    size_t ngroup_ranks;
 } comm_node;
 
 typedef struct {
@@ -60,6 +69,7 @@ typedef struct {
     size_t n;
     strmap by_uid;              /* uid -> node index in g */
     strmap by_node;             /* node index (as text) -> index in v */
+    char rank_text[24];         /* str(rank) */
 } rank_comm;
 
 static jval jcopy(arena *a, const jval *v)
@@ -174,6 +184,40 @@ static char *counted(arena *a, strmap *counts, const char *gid)
     return uid;
 }
 
+/* cn's unique id: its group id `gid` and how often the rank met it (§7.2) */
+static void unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid, arena *a)
+{
+    cn->uid = counted(a, counts, sb_str(gid));
+    int added;
+    *strmap_put(&rc->by_uid, cn->uid, strlen(cn->uid), (size_t)cn->node, &added) = (size_t)cn->node;
+}
+
+/* Node i of rc's graph as a communication node (its id starts with
+ * "Distributed"; the api is its second part), appended to rc->v; NULL when
+ * it is none. */
+static comm_node *add_comm(rank_comm *rc, size_t *cap, size_t i, arena *a)
+{
+    const gnode *nd = &rc->g->nodes[i];
+    if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
+        return NULL;
+    const char *dot = memchr(nd->id, '.', nd->idlen);
+    if (!dot)
+        return NULL;   /* msprobe raises on such a name */
+    const char *end = memchr(dot + 1, '.', nd->idlen - (size_t)(dot + 1 - nd->id));
+    size_t alen = end ? (size_t)(end - dot - 1) : nd->idlen - (size_t)(dot + 1 - nd->id);
+    GROW(rc->v, *cap, rc->n + 1);
+    comm_node *cn = &rc->v[rc->n];
+    memset(cn, 0, sizeof *cn);
+    cn->node = (long)i;
+    cn->api = arena_strndup(a, dot + 1, alen);
+    char key[32];
+    int kl = snprintf(key, sizeof key, "%zu", i);
+    int added;
+    strmap_put(&rc->by_node, arena_strndup(a, key, (size_t)kl), (size_t)kl, rc->n, &added);
+    rc->n++;
+    return cn;
+}
+
 static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
 {
     memset(rc, 0, sizeof *rc);
@@ -188,23 +232,10 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
     file_guard_begin(&guard, &g->rd->dump);
     for (size_t i = 0; i < g->n; i++) {
         const gnode *nd = &g->nodes[i];
-        if (nd->idlen < 11 || memcmp(nd->id, "Distributed", 11) != 0)
+        comm_node *cn = add_comm(rc, &cap, i, a);
+        if (!cn)
             continue;
-        const char *dot = memchr(nd->id, '.', nd->idlen);
-        if (!dot)
-            continue;   /* msprobe raises on such a name */
-        const char *end = memchr(dot + 1, '.', nd->idlen - (size_t)(dot + 1 - nd->id));
-        size_t alen = end ? (size_t)(end - dot - 1) : nd->idlen - (size_t)(dot + 1 - nd->id);
-        GROW(rc->v, cap, rc->n + 1);
-        comm_node *cn = &rc->v[rc->n];
-        memset(cn, 0, sizeof *cn);
-        cn->node = (long)i;
-        cn->api = arena_strndup(a, dot + 1, alen);
-        char key[32];
-        int kl = snprintf(key, sizeof key, "%zu", i);
         int added;
-        strmap_put(&rc->by_node, arena_strndup(a, key, (size_t)kl), (size_t)kl, rc->n, &added);
-        rc->n++;
         if (gitems_read(it, g->rd, nd->entry) != 0) {
             err_clear();
             continue;
@@ -250,23 +281,150 @@ static void read_rank(rank_comm *rc, graph *g, arena *a, gitems *it)
             if (cn->param) {
                 sb_addf(&gid, "%srank", cn->api);
                 str_of(&gid, cn->param);
-                cn->uid = counted(a, &counts, sb_str(&gid));
+                unique_id(rc, cn, &counts, &gid, a);
             } else {
                 log_warn_as(CANNOT, "The parameter %s of node %s does not exist, cannot match distributed node in "
                                     "rank%ld", rule->param, nd->id, g->rank);
             }
         } else if (cn->group_id) {
             sb_addf(&gid, "%s%s", cn->group_id, cn->api);
-            cn->uid = counted(a, &counts, sb_str(&gid));
+            unique_id(rc, cn, &counts, &gid, a);
         }
-        if (cn->uid)
-            *strmap_put(&rc->by_uid, cn->uid, strlen(cn->uid), i, &added) = i;
         sb_free(&gid);
     }
     if (file_guard_end(&guard) != 0)
         err_clear();
     strmap_free(&counts);
     strmap_free(&batch_counts);
+}
+
+/* ---- the newest msprobe's: from the .vis.db's texts ------------------------- */
+
+/* The item `key` of node nd's inputs as the .vis.db holds it (its members'
+ * texts, an object), or NULL. */
+static const jval *db_item(arena *a, const gitems *it, const gnode *nd, const char *param)
+{
+    strbuf k = STRBUF_INIT;
+    sb_addf(&k, "%s.input.%s", nd->id, param);
+    const gitem *g = find_item(it, k.buf, 0);
+    sb_free(&k);
+    if (!g)
+        return NULL;
+    /* members as '"k": "v"' lines, made an object */
+    strbuf t = STRBUF_INIT;
+    sb_addc(&t, '{');
+    size_t at = t.len;
+    item_render(&t, it, g, 0, "", 0);
+    for (size_t i = at; i + 1 < t.len; i++)
+        if (t.buf[i] == '\n')
+            t.buf[i] = ',';
+    if (t.len > at && t.buf[t.len - 1] == '\n')
+        t.len--;
+    sb_addc(&t, '}');
+    /* the parsed strings may point into the text: kept in the arena */
+    const char *text = arena_strndup(a, t.buf, t.len);
+    size_t len = t.len;
+    sb_free(&t);
+    jparser jp;
+    jp_init(&jp, "item", text, len);
+    jval *v = arena_alloc(a, sizeof *v);
+    int rc = jp_value(&jp, a, v);
+    jp_free(&jp);
+    if (rc != 0) {
+        err_clear();
+        return NULL;
+    }
+    return v;
+}
+
+/* a text member of a db item; "" counts as none where msprobe tests it */
+static const char *db_text(arena *a, const jval *item, const char *key)
+{
+    const jval *v = item ? json_get(item, key) : NULL;
+    if (!v || v->type != J_STRING)
+        return NULL;
+    return arena_strndup(a, v->u.str, v->len);
+}
+
+/* _get_group_info() on the .vis.db: group_ranks a text that json.loads()
+ * makes a non-empty list, and a group_id. */
+static void db_group(arena *a, comm_node *cn, const jval *group)
+{
+    const char *ranks = db_text(a, group, "group_ranks");
+    const char *id = db_text(a, group, "group_id");
+    if (!ranks || !*ranks || !id || !*id)
+        return;
+    jparser jp;
+    jp_init(&jp, "group_ranks", ranks, strlen(ranks));
+    jval v;
+    int rc = jp_value(&jp, a, &v);
+    jp_free(&jp);
+    if (rc != 0) {
+        err_clear();
+        return;
+    }
+    if (v.type != J_ARRAY || !v.len)
+        return;
+    cn->group_ranks_text = arena_alloc(a, v.len * sizeof *cn->group_ranks_text);
+    strbuf t = STRBUF_INIT;
+    for (uint32_t k = 0; k < v.len; k++) {
+        sb_reset(&t);
+        str_of(&t, &v.u.items[k]);
+        cn->group_ranks_text[cn->ngroup_ranks++] = arena_strndup(a, t.buf ? t.buf : "", t.len);
+    }
+    sb_free(&t);
+    cn->group_id = id;
+}
+
+/* The communication nodes of a rank as the newest msprobe reads them back
+ * from its .vis.db: the nodes of the tree (children first), their items'
+ * texts; a batch_isend_irecv keeps no P2POp there, so it has no id. */
+static void read_rank_db(rank_comm *rc, graph *g, arena *a, gitems *it)
+{
+    memset(rc, 0, sizeof *rc);
+    rc->g = g;
+    snprintf(rc->rank_text, sizeof rc->rank_text, "%ld", g->rank);
+    strmap_init(&rc->by_uid, 64);
+    strmap_init(&rc->by_node, 64);
+    strmap counts;
+    strmap_init(&counts, 64);
+    size_t cap = 0;
+    uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
+    size_t norder = graph_sorted_nodes(g, order);
+    file_guard guard;
+    file_guard_begin(&guard, &g->rd->dump);
+    for (size_t o = 0; o < norder; o++) {
+        size_t i = order[o];
+        const gnode *nd = &g->nodes[i];
+        comm_node *cn = add_comm(rc, &cap, i, a);
+        if (!cn)
+            continue;
+        if (!strcmp(cn->api, "batch_isend_irecv"))
+            continue;
+        if (gitems_read(it, g->rd, nd->entry) != 0) {
+            err_clear();
+            continue;
+        }
+        const comm_rule *rule = rule_of(cn->api);
+        if (rule)
+            cn->param_text = db_text(a, db_item(a, it, nd, rule->param), "value");
+        db_group(a, cn, db_item(a, it, nd, "group"));
+        strbuf gid = STRBUF_INIT;
+        if (rule && rule->p2p) {
+            if (cn->param_text) {
+                sb_addf(&gid, "%srank%s", cn->api, cn->param_text);
+                unique_id(rc, cn, &counts, &gid, a);
+            }
+        } else if (cn->group_id) {
+            sb_addf(&gid, "%s%s", cn->group_id, cn->api);
+            unique_id(rc, cn, &counts, &gid, a);
+        }
+        sb_free(&gid);
+    }
+    if (file_guard_end(&guard) != 0)
+        err_clear();
+    free(order);
+    strmap_free(&counts);
 }
 
 static comm_node *comm_of(rank_comm *rc, long node)
@@ -283,6 +441,7 @@ typedef struct {
     rank_comm *ranks;
     size_t n;
     int overflow_check;
+    int newest;                 /* the .vis.db's rules */
     arena *a;
 } dist_ctx;
 
@@ -342,12 +501,18 @@ static long target_node(rank_comm *tr, const char *uid, const char *from_rank, c
     return v ? (long)*v : -1;
 }
 
-/* str() of the target's index or level ("Nan" when it has none) */
+/* str() of the target's index or level ("Nan" when it has none); the
+ * newest msprobe reads the index back from its .vis.db, whose INTEGER
+ * column keeps an integral float as an int */
 static char *index_text(const dist_ctx *d, const gnode *t)
 {
     strbuf sb = STRBUF_INIT;
     if (d->overflow_check) {
         sb_adds(&sb, t->overflow ? ovf_level_name(t->overflow) : "Nan");
+    } else if (d->newest && t->px_kind == PX_FLOAT && isnan(t->px)) {
+        sb_adds(&sb, "Nan");
+    } else if (d->newest && t->px_kind == PX_FLOAT && t->px == floor(t->px) && fabs(t->px) < 9e15) {
+        sb_addf(&sb, "%.0f", t->px);
     } else if (t->px_kind) {
         gnode tmp = *t;
         if (t->px_kind == PX_INT)
@@ -578,15 +743,101 @@ static void batch_match(dist_ctx *d, rank_comm *rc, comm_node *cn)
         free(v);
 }
 
-void graph_distributed(graph **graphs, size_t n, int overflow_check)
+/* The graph of the rank named `text` (str(rank) as the .vis.db's rows key it). */
+static rank_comm *rank_by_text(dist_ctx *d, const char *text)
+{
+    rank_comm *hit = NULL;
+    for (size_t k = 0; k < d->n; k++)
+        if (text && !strcmp(d->ranks[k].rank_text, text))
+            hit = &d->ranks[k];
+    return hit;
+}
+
+/* _p2p_match() on the .vis.db: no test of the outputs (the newest msprobe
+ * defines it and calls it nowhere) */
+static void p2p_match_db(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule *rule)
+{
+    gnode *nd = &rc->g->nodes[cn->node];
+    if (!cn->param_text)
+        return;
+    rank_comm *trc = rank_by_text(d, cn->param_text);
+    long t = target_node(trc, cn->uid, cn->param_text, rc->rank_text, cn->api, rule->target);
+    comm_node *tc = t >= 0 ? comm_of(trc, t) : NULL;
+    if (!tc || !tc->param_text || strcmp(tc->param_text, rc->rank_text) != 0)
+        return;
+    gnode *tn = &trc->g->nodes[t];
+    link_one(d, nd, rule->type, cn->param_text, tn);
+    link_one(d, tn, rule_of(rule->target)->type, rc->rank_text, nd);
+}
+
+/* _collective_match() on the .vis.db */
+static void collective_match_db(dist_ctx *d, rank_comm *rc, comm_node *cn, const comm_rule *rule)
+{
+    gnode *nd = &rc->g->nodes[cn->node];
+    int type = COMM_SEND_RECEIVE;
+    if (rule) {
+        /* broadcast, scatter, gather, reduce: on the root rank only */
+        if (!cn->param_text || strcmp(cn->param_text, rc->rank_text) != 0)
+            return;
+        type = rule->type;
+    }
+    if (!cn->ngroup_ranks)
+        return;
+    gdist_entry e = {.type = (uint8_t)type};
+    size_t cap = cn->ngroup_ranks + 1;
+    e.rank = xmalloc_array(cap, sizeof *e.rank);
+    e.index = xmalloc_array(cap, sizeof *e.index);
+    e.node = xmalloc_array(cap, sizeof *e.node);
+    for (size_t k = 0; k < cn->ngroup_ranks; k++) {
+        const char *r = cn->group_ranks_text[k];
+        if (!strcmp(r, rc->rank_text))
+            continue;
+        rank_comm *trc = rank_by_text(d, r);
+        long t = target_node(trc, cn->uid, NULL, NULL, cn->api, NULL);
+        comm_node *tc = t >= 0 ? comm_of(trc, t) : NULL;
+        if (!tc || !tc->ngroup_ranks || strcmp(tc->group_id, cn->group_id) != 0)
+            continue;
+        gnode *tn = &trc->g->nodes[t];
+        /* a repeated rank of the group replaces its entry, as a dict key */
+        uint32_t at = e.nranks;
+        for (uint32_t j = 0; j < e.nranks; j++)
+            if (!strcmp(e.rank[j], r))
+                at = j;
+        if (at < e.nranks) {
+            free(e.rank[at]);
+            free(e.index[at]);
+        } else {
+            e.nranks++;
+        }
+        e.rank[at] = xstrdup(r);
+        e.index[at] = index_text(d, tn);
+        e.node[at] = tn->id;
+        if (rule)
+            link_one(d, tn, opposite(rule->type), rc->rank_text, nd);
+    }
+    if (e.nranks) {
+        gdist_entry *v = xmalloc(sizeof *v);
+        *v = e;
+        set_dist(nd, v, 1, 0);
+    } else {
+        free_entry(&e);
+    }
+}
+
+void graph_distributed(graph **graphs, size_t n, int overflow_check, int newest)
 {
     arena a;
     arena_init(&a, 1 << 16);
     gitems it;
     gitems_init(&it);
-    dist_ctx d = {.ranks = xcalloc(n, sizeof(rank_comm)), .n = n, .overflow_check = overflow_check, .a = &a};
-    for (size_t r = 0; r < n; r++)
-        read_rank(&d.ranks[r], graphs[r], &a, &it);
+    dist_ctx d = {.ranks = xcalloc(n, sizeof(rank_comm)), .n = n, .overflow_check = overflow_check,
+                  .newest = newest, .a = &a};
+    for (size_t r = 0; r < n; r++) {
+        if (newest)
+            read_rank_db(&d.ranks[r], graphs[r], &a, &it);
+        else
+            read_rank(&d.ranks[r], graphs[r], &a, &it);
+    }
     for (size_t r = 0; r < n; r++) {
         rank_comm *rc = &d.ranks[r];
         for (size_t k = 0; k < rc->n; k++) {
@@ -594,7 +845,15 @@ void graph_distributed(graph **graphs, size_t n, int overflow_check)
             if (rc->g->nodes[cn->node].dist)
                 continue;
             const comm_rule *rule = rule_of(cn->api);
-            if (!strcmp(cn->api, "batch_isend_irecv"))
+            if (newest) {
+                /* a batch_isend_irecv has nothing to match by there */
+                if (!strcmp(cn->api, "batch_isend_irecv"))
+                    continue;
+                if (rule && rule->p2p)
+                    p2p_match_db(&d, rc, cn, rule);
+                else
+                    collective_match_db(&d, rc, cn, rule);
+            } else if (!strcmp(cn->api, "batch_isend_irecv"))
                 batch_match(&d, rc, cn);
             else if (rule && rule->p2p)
                 p2p_match(&d, rc, cn, rule);

@@ -8,7 +8,10 @@
 
 #include "graph/model/graph.h"
 
-/* Link the communication nodes of the graphs of one step (sorted by rank). */
-void graph_distributed(graph **graphs, size_t n, int overflow_check);
+/* Link the communication nodes of the graphs of one step (sorted by rank).
+ * `newest`: as the newest msprobe links them in its .vis.db -- only the
+ * nodes of the tree, in its order, by the texts the file holds, a send and
+ * its recv whatever their outputs, no batch_isend_irecv. */
+void graph_distributed(graph **graphs, size_t n, int overflow_check, int newest);
 
 #endif

@@ -117,6 +117,9 @@ typedef struct {
     rankdata *rd;
     int side;                 /* 1 NPU (or the one graph of a build), 2 Bench */
     long rank;                /* rank number (distributed matching) */
+    int newest;               /* built by the newest msprobe's rules (graph_newest_rules) */
+    int micro_inherit;        /* a node without a micro step takes its parent's (the newest msprobe,
+                               * unless construct.json numbers the micro steps) */
 } graph;
 
 #define GRAPH_ROOT "DefaultModel"
@@ -125,7 +128,10 @@ typedef struct {
 int graph_build(graph *g, rankdata *rd, const graph_opts *o);
 void graph_free(graph *g);
 long graph_find(const graph *g, const char *id, size_t len);
-/* The op of a node name (§4.2). */
+/* The op of a node name (§4.2): msprobe 8.1.0's patterns, or (newest) the
+ * newest msprobe's, which add DefaultModel to the modules and MindSpeed to
+ * the APIs and log no warning. */
 int graph_name_op(const char *name, size_t len);
+int graph_name_op_newest(const char *name, size_t len);
 
 #endif

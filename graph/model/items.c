@@ -61,6 +61,7 @@ int gitems_read(gitems *it, const rankdata *rd, long e)
         it->rows.path = xstrdup(rd->dump_path);
         it->rd = rd;
     }
+    it->rows.p2pop_rows = rd->p2pop_rows;
     if (e < 0)
         return 0;
     const rank_entry *en = &rd->entries[e];

@@ -120,6 +120,7 @@ typedef struct {
     progress_job *pj;
     size_t reported;
     char *framework;
+    int has_framework;
 } dump_reading;
 
 static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
@@ -139,6 +140,7 @@ static int dump_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
         rd->task = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
         rd->task_truthy = json_truthy(&v);
     } else if (dump_key_is(key, keylen, "framework")) {
+        r->has_framework = 1;
         free(r->framework);
         r->framework = v.type == J_STRING ? xstrndup(v.u.str, v.len) : NULL;
     }
@@ -155,6 +157,7 @@ static int read_dump(rankdata *rd, unsigned need, progress_job *pj)
     int rc = dump_walk_members(&jp, rd->dump_path, &scratch, dump_member, &r);
     if (rc == 0) {
         rd->framework = dump_framework_text(r.framework, rd->dump.data, rd->dump.size);
+        rd->framework_pytorch = !r.has_framework || (r.framework && !strcmp(r.framework, "pytorch"));
         progress_add(pj, rd->dump.size - r.reported);
     }
     free(r.framework);
@@ -163,17 +166,65 @@ static int read_dump(rankdata *rd, unsigned need, progress_job *pj)
     return rc;
 }
 
+static const char MEGATRON_KEY[] = "megatron_micro_step_number";
+
+/* A micro step of the newest msprobe's Megatron construct.json: a JSON
+ * integer, or null (none). 0 or -1. */
+static int micro_of(const rankdata *rd, const jval *v, const char *what, size_t wl, long *out, uint8_t *set)
+{
+    *set = 0;
+    if (v->type == J_NULL)
+        return 0;
+    if (v->type != J_NUMBER || !v->is_int || v->u.num < -1e15 || v->u.num > 1e15)
+        return err_input(rd->construct_path, "the micro step of %.*s is not an integer", (int)(wl > 200 ? 200 : wl),
+                         what);
+    *out = (long)v->u.num;
+    *set = 1;
+    return 0;
+}
+
 /* construct.json: {node: parent}; a parent is a node name, or null / ""
- * (the root). The newest msprobe writes [parent, micro_step]: its parent
- * counts. */
+ * (the root). The newest msprobe's Megatron dumps add the key
+ * megatron_micro_step_number and write [parent, micro step] (each micro
+ * step kept; a list of another length is refused, as it refuses it);
+ * elsewhere a list's first item counts as the parent. */
 static int read_construct(rankdata *rd)
 {
     if (json_load_file(rd->construct_path, 0, &rd->cfile, &rd->mem, &rd->construct,
                        "is not a JSON object of node: parent") != 0)
         return -1;
-    for (uint32_t i = 0; i < rd->construct.len; i++) {
-        jmember *m = &rd->construct.u.members[i];
+    jval *c = &rd->construct;
+    for (uint32_t i = 0; i < c->len; i++) {
+        if (!json_key_is(&c->u.members[i], MEGATRON_KEY))
+            continue;
+        const jval *v = &c->u.members[i].val;
+        rd->megatron = 1;
+        uint8_t set;
+        if (micro_of(rd, v, MEGATRON_KEY, sizeof MEGATRON_KEY - 1, &rd->megatron_steps, &set) != 0)
+            return -1;
+        rd->megatron_has_steps = set;
+        memmove(&c->u.members[i], &c->u.members[i + 1], (c->len - i - 1) * sizeof *c->u.members);
+        c->len--;
+        i--;
+    }
+    if (rd->megatron) {
+        rd->construct_micro = arena_alloc(&rd->mem, (c->len + 1) * sizeof *rd->construct_micro);
+        rd->construct_micro_set = arena_alloc(&rd->mem, c->len + 1);
+    }
+    for (uint32_t i = 0; i < c->len; i++) {
+        jmember *m = &c->u.members[i];
         jval *v = &m->val;
+        int klen = (int)(m->keylen > 200 ? 200 : m->keylen);
+        if (rd->megatron) {
+            rd->construct_micro[i] = 0;
+            rd->construct_micro_set[i] = 1;
+            if (v->type == J_ARRAY && v->len != 2)
+                return err_input(rd->construct_path, "the value of %.*s is a list of %u items, not [parent, micro step]",
+                                 klen, m->key, v->len);
+            if (v->type == J_ARRAY && micro_of(rd, &v->u.items[1], m->key, m->keylen, &rd->construct_micro[i],
+                                               &rd->construct_micro_set[i]) != 0)
+                return -1;
+        }
         if (v->type == J_ARRAY) {
             if (v->len == 0)
                 v->type = J_NULL;
@@ -181,8 +232,7 @@ static int read_construct(rankdata *rd)
                 *v = v->u.items[0];
         }
         if (v->type != J_STRING && v->type != J_NULL)
-            return err_input(rd->construct_path, "the parent of %.*s is neither a node name nor null",
-                             (int)(m->keylen > 200 ? 200 : m->keylen), m->key);
+            return err_input(rd->construct_path, "the parent of %.*s is neither a node name nor null", klen, m->key);
     }
     return 0;
 }

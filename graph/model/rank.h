@@ -40,6 +40,16 @@ typedef struct {
     jval dump_data_dir;       /* copied; J_STRING "" when absent */
     mapped_file cfile;
     jval construct;           /* {node: parent | null}; parents made strings or null */
+    /* The newest msprobe's Megatron dumps: construct.json holds
+     * "megatron_micro_step_number" (taken out of `construct`) and
+     * [parent, micro step] values; the micro step of member i. */
+    int megatron;             /* the key is there */
+    int megatron_has_steps;   /* and its value is a number, megatron_steps */
+    long megatron_steps;
+    long *construct_micro;
+    uint8_t *construct_micro_set;  /* 0: null (none) */
+    int framework_pytorch;    /* "framework" absent or "pytorch" (the newest msprobe's test of a recomputation) */
+    int p2pop_rows;           /* a P2POp argument is one item (the newest msprobe's items) */
     stack_map stack;
 } rankdata;
 

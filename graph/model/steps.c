@@ -5,6 +5,7 @@
 #include "base/mem.h"
 #include "model/overflow.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,35 @@ static long split(const graph *g, int32_t *ids)
     return m + 1;
 }
 
+/* int() of a node id's last '.'-separated part, 0 when Python's int()
+ * would refuse it (blanks around, a sign, '_' between digits allowed). */
+static int32_t call_counter(const gnode *nd)
+{
+    const char *dot = memrchr(nd->id, '.', nd->idlen);
+    const char *s = dot ? dot + 1 : nd->id, *e = nd->id + nd->idlen;
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\v' || *s == '\f'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || e[-1] == '\v' || e[-1] == '\f'))
+        e--;
+    int neg = s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+'))
+        s++;
+    long long v = 0;
+    int digits = 0;
+    for (const char *p = s; p < e; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (v < 100000000000LL)
+                v = v * 10 + (*p - '0');
+            digits++;
+        } else if (!(*p == '_' && p > s && p + 1 < e && p[-1] != '_' && p[1] >= '0' && p[1] <= '9')) {
+            return 0;
+        }
+    }
+    if (!digits || v > INT32_MAX)
+        return 0;
+    return (int32_t)(neg ? -v : v);
+}
+
 /* The id matched_node_link ends with: the counterpart's name. */
 static const char *link_last(const graph *n, const graph *b, const gnode *nd, size_t *len)
 {
@@ -49,6 +79,16 @@ static const char *link_last(const graph *n, const graph *b, const gnode *nd, si
 
 void graph_micro_steps(graph *n, graph *b)
 {
+    /* the newest msprobe takes a Megatron run's micro steps from its
+     * construct.json: its count is the last one's number + 1, its nodes
+     * keep theirs (the others none, 0), on both sides */
+    if (n->newest && n->rd->megatron && n->rd->megatron_has_steps) {
+        n->micro_steps = n->rd->megatron_steps + 1;
+        n->micro_inherit = 0;
+        if (b)
+            b->micro_inherit = 0;
+        return;
+    }
     gnode *root = &n->nodes[0];
     int32_t *ids = xmalloc_array(root->nsub + 1, sizeof *ids);
     n->micro_steps = split(n, ids);
@@ -70,14 +110,15 @@ void graph_micro_steps(graph *n, graph *b)
     if (!b)
         return;
     /* Bench root children left without one: msprobe takes their call
-     * counter for a micro step (spec §10 #2); we split them as the NPU's. */
+     * counter for a micro step (spec §10 #2); the .vis splits them as the
+     * NPU's, the .vis.db, the newest msprobe's file, keeps its numbers. */
     gnode *broot = &b->nodes[0];
     ids = xmalloc_array(broot->nsub + 1, sizeof *ids);
     b->micro_steps = split(b, ids);
     for (uint32_t k = 0; k < broot->nsub; k++) {
         gnode *nd = &b->nodes[broot->sub[k]];
         if (!nd->has_micro) {
-            nd->micro = ids[k];
+            nd->micro = b->newest ? call_counter(nd) : ids[k];
             nd->has_micro = 1;
         }
     }
@@ -120,4 +161,41 @@ void graph_path(const graph *g, long i, const char ***out, size_t *n)
     }
     *out = v;
     *n = k;
+}
+
+/* Children before their parent, depth first from the root (get_sorted_nodes):
+ * orphans are left out. */
+size_t graph_sorted_nodes(const graph *g, uint32_t *order)
+{
+    size_t n = 0, top = 0;
+    uint8_t *seen = xcalloc(g->n, 1);
+    typedef struct {
+        uint32_t node;
+        uint8_t processed;
+    } item;
+    item *stack = xmalloc_array(g->n * 2 + 2, sizeof *stack);
+    size_t cap = g->n * 2 + 2;
+    stack[top++] = (item){0, 0};
+    while (top) {
+        item it = stack[--top];
+        if (seen[it.node])
+            continue;
+        if (it.processed) {
+            seen[it.node] = 1;
+            order[n++] = it.node;
+            continue;
+        }
+        const gnode *nd = &g->nodes[it.node];
+        if (top + nd->nsub + 1 > cap) {
+            cap = (top + nd->nsub + 1) * 2;
+            stack = xrealloc(stack, cap * sizeof *stack);
+        }
+        stack[top++] = (item){it.node, 1};
+        for (uint32_t k = nd->nsub; k-- > 0;)
+            if (!seen[nd->sub[k]])
+                stack[top++] = (item){nd->sub[k], 0};
+    }
+    free(stack);
+    free(seen);
+    return n;
 }

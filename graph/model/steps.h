@@ -17,5 +17,9 @@ void graph_overflow(graph *g);
  * array of *n pointers, malloc'ed). A cycle gives just the node (after a
  * warning), as msprobe's empty ancestor list does. */
 void graph_path(const graph *g, long i, const char ***out, size_t *n);
+/* The nodes reachable from the root, each child before its parent, depth
+ * first (msprobe's get_sorted_nodes(), the order of the .vis.db): their
+ * indexes into order (room for g->n); returns their number. */
+size_t graph_sorted_nodes(const graph *g, uint32_t *order);
 
 #endif

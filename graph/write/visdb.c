@@ -132,43 +132,6 @@ visdb *visdb_open(const char *path, int compare)
     return v;
 }
 
-/* Children before their parent, depth first from the root (get_sorted_nodes):
- * orphans are left out. */
-static size_t sorted_nodes(const graph *g, uint32_t *order)
-{
-    size_t n = 0, top = 0;
-    uint8_t *seen = xcalloc(g->n, 1);
-    typedef struct {
-        uint32_t node;
-        uint8_t processed;
-    } item;
-    item *stack = xmalloc_array(g->n * 2 + 2, sizeof *stack);
-    size_t cap = g->n * 2 + 2;
-    stack[top++] = (item){0, 0};
-    while (top) {
-        item it = stack[--top];
-        if (seen[it.node])
-            continue;
-        if (it.processed) {
-            seen[it.node] = 1;
-            order[n++] = it.node;
-            continue;
-        }
-        const gnode *nd = &g->nodes[it.node];
-        if (top + nd->nsub + 1 > cap) {
-            cap = (top + nd->nsub + 1) * 2;
-            stack = xrealloc(stack, cap * sizeof *stack);
-        }
-        stack[top++] = (item){it.node, 1};
-        for (uint32_t k = nd->nsub; k-- > 0;)
-            if (!seen[nd->sub[k]])
-                stack[top++] = (item){nd->sub[k], 0};
-    }
-    free(stack);
-    free(seen);
-    return n;
-}
-
 static void json_path(strbuf *sb, const graph *g, long i)
 {
     const char **p;
@@ -340,10 +303,16 @@ static void bind_dump_data_dir(sqlite3_stmt *st, int col, graph_rows *r)
 
 /* The micro step of every node: its own (a root child's), else its
  * nearest ancestor's -- the newest msprobe hands it down to every
- * descendant -- else 0. Each node is resolved once. */
+ * descendant, unless construct.json numbered them -- else 0. Each node is
+ * resolved once. */
 static long *micro_steps_down(const graph *g)
 {
     long *micro = xmalloc_array(g->n + 1, sizeof *micro);
+    if (!g->micro_inherit) {
+        for (size_t i = 0; i < g->n; i++)
+            micro[i] = g->nodes[i].has_micro ? g->nodes[i].micro : 0;
+        return micro;
+    }
     uint8_t *known = xcalloc(g->n + 1, 1);
     uint32_t *path = xmalloc_array(g->n + 1, sizeof *path);
     for (size_t i = 0; i < g->n; i++) {
@@ -444,7 +413,7 @@ static int add_graph(visdb *v, vis_ctx *w, const graph *g, const graph *other, l
     w->other = other;
     r.micro = micro_steps_down(g);
     uint32_t *order = xmalloc_array(g->n + 1, sizeof *order);
-    size_t n = sorted_nodes(g, order);
+    size_t n = graph_sorted_nodes(g, order);
     int rc = 0;
     for (size_t k = 0; k < n && rc == 0; k++)
         rc = add_node(&r, k, order[k]);

@@ -104,7 +104,7 @@ int err_internal(const char *path, const char *fmt, ...)
 int err_cause(void) { return err_why; }
 const char *err_message(void) { return err_why && err_msg ? err_msg : ""; }
 int err_kind(void) { return err_why == ERR_NONE ? 0 : err_why == ERR_INTERNAL ? EXIT_INTERNAL : EXIT_BADINPUT; }
-int err_is_fatal(void) { return err_why == ERR_CHANGED || err_why == ERR_LIMIT; }
+int err_is_fatal(void) { return err_why == ERR_CHANGED; }
 
 void err_clear(void)
 {

@@ -43,8 +43,9 @@ int err_kind(void);              /* exit status of the recorded error: 0, EXIT_B
 /* Whether the recorded error ends a run even where a failure to read is
  * otherwise reported and passed over (a tensor file msprobe shows as "not
  * found or read failed"): the file changed while it was read, so its
- * result would be made of zeros or half a tensor, or it is over a stated
- * limit (a zip bomb), which msprobe would read at any cost. */
+ * result would be made of zeros or half a tensor. A file over a stated
+ * limit (a zip bomb, 2^48 elements) is one more unreadable file: one bad
+ * file is one bad row. */
 int err_is_fatal(void);
 void err_clear(void);
 const char *err_cause_name(int cause);  /* "missing", "malformed", ... */

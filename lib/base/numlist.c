@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* No rank or step of a real run comes near it; a bigger number is a slip. */
+#define NUMLIST_MAX 100000000
+
 /* A number; blanks around it are allowed, as the newest msprobe strips
- * them from the items of --rank 0, 1. */
+ * them from the items of --rank 0, 1. -1: none; -2: too big (*p at it). */
 static int number(const char **p, long *v)
 {
     while (**p == ' ')
@@ -23,8 +26,8 @@ static int number(const char **p, long *v)
         return -1;
     char *end;
     *v = strtol(*p, &end, 10);
-    if (*v < 0 || *v > 100000000)
-        return -1;
+    if (*v < 0 || *v > NUMLIST_MAX)
+        return -2;
     while (*end == ' ')
         end++;
     *p = end;
@@ -53,14 +56,22 @@ int numlist_parse(const char *text, const char *what, numlist *out)
     }
     for (;;) {
         long lo, hi;
-        if (number(&p, &lo) != 0)
-            goto bad;
-        hi = lo;
-        if (*p == '-') {
+        int rc = number(&p, &lo);
+        if (rc == 0 && *p == '-') {
             p++;
-            if (number(&p, &hi) != 0 || hi < lo)
-                goto bad;
+            rc = number(&p, &hi);
+            if (rc == 0 && hi < lo)
+                rc = -1;
+        } else {
+            hi = lo;
         }
+        if (rc == -2) {
+            numlist_free(out);
+            return err_set(ERR_USAGE, NULL, "%s: %.*s is beyond the largest rank or step, %d", what,
+                           (int)strspn(p, "0123456789"), p, NUMLIST_MAX);
+        }
+        if (rc != 0)
+            goto bad;
         GROW(out->ranges, out->cap, out->n + 1);
         out->ranges[out->n][0] = lo;
         out->ranges[out->n][1] = hi;

@@ -403,10 +403,25 @@ static int take_list(const opt *o, const char *name, int argc, char **argv, int 
         return err_set(ERR_USAGE, NULL, "%s needs at least %lld values (%s), got %d", name, o->lo,
                        o->metavar ? o->metavar : "VALUE", n);
     }
+    if ((o->flags & OPT_APPEND) && l->given && l->n) {
+        char **all = xmalloc_array((size_t)(l->n + n) + 1, sizeof *all);
+        memcpy(all, l->v, (size_t)l->n * sizeof *all);
+        memcpy(all + l->n, first, (size_t)n * sizeof *all);
+        free(l->alloc);
+        l->alloc = l->v = all;
+        l->n += n;
+        return 0;
+    }
     l->v = first;
     l->n = n;
     l->given = 1;
     return 0;
+}
+
+void opts_list_free(opt_list *l)
+{
+    free(l->alloc);
+    l->alloc = NULL;
 }
 
 static void set_defaults(const table *t, void *dest)
@@ -469,37 +484,48 @@ static int check_required(const table *t, const unsigned char *given)
 
 /* "unexpected argument 'DIR'": when the command's main inputs are paths
  * given with an option (OPT_INPUT), say with which: "msprobe compare takes
- * TARGET with -n (or -tp) and BENCH with -b (or -gp)". */
+ * TARGET with -n (or -tp) and BENCH with -b (or -gp)" -- the options of one
+ * metavar together, their other single-dash spellings in parentheses. */
 static int unexpected_argument(const table *t, const char *a)
 {
     strbuf sb = STRBUF_INIT;
     sb_addf(&sb, "unexpected argument '%s'", a);
-    size_t n = 0, k = 0;
-    for (size_t e = 0; e < t->n; e++)
-        n += opts_is_option(t->v[e]) && (t->v[e]->flags & OPT_INPUT);
+    const char **metas = xmalloc_array(t->n + 1, sizeof *metas);
+    size_t n = 0;
     for (size_t e = 0; e < t->n; e++) {
         const opt *o = t->v[e];
         if (!opts_is_option(o) || !(o->flags & OPT_INPUT))
             continue;
+        const char *m = o->metavar ? o->metavar : "its path";
+        size_t k = 0;
+        while (k < n && strcmp(metas[k], m))
+            k++;
+        if (k == n)
+            metas[n++] = m;
+    }
+    for (size_t k = 0; k < n; k++) {
         sb_adds(&sb, !k ? ": " : k + 1 == n ? " and " : ", ");
         if (!k)
             sb_addf(&sb, "%s takes ", log_prog());
-        k++;
-        size_t pos = 0;
-        char name[OPTS_NAME_MAX];
+        sb_addf(&sb, "%s with ", metas[k]);
         int shown = 0;
-        while (opts_next_name(o, &pos, name, sizeof name)) {
-            if (!shown)
-                sb_addf(&sb, "%s with %s", o->metavar ? o->metavar : "its path", name);
-            else if (name[1] != '-')
-                sb_addf(&sb, "%s%s", shown == 1 ? " (or " : ", ", name);
-            else
+        for (size_t e = 0; e < t->n; e++) {
+            const opt *o = t->v[e];
+            if (!opts_is_option(o) || !(o->flags & OPT_INPUT) || strcmp(o->metavar ? o->metavar : "its path", metas[k]))
                 continue;
-            shown++;
+            size_t pos = 0;
+            char name[OPTS_NAME_MAX];
+            while (opts_next_name(o, &pos, name, sizeof name)) {
+                if (shown && name[1] == '-')
+                    continue;
+                sb_addf(&sb, "%s%s", !shown ? "" : shown == 1 ? " (or " : ", ", name);
+                shown++;
+            }
         }
         if (shown > 1)
             sb_addc(&sb, ')');
     }
+    free(metas);
     err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
     sb_free(&sb);
     return -1;

@@ -30,18 +30,24 @@ enum {
     OPT_HIDDEN = 2,   /* accepted when typed in full, not shown */
     OPT_FILE = 4,     /* the value is a path: complete file names */
     OPT_DIR = 8,      /* the value is a directory: complete directory names */
-    OPT_INPUT = 16,   /* a main input: a path typed without an option is pointed to it */
+    OPT_APPEND = 16,  /* OPT_LIST given again adds its values (argparse action='append'): opts_list_free() */
+    OPT_INPUT = 32,   /* a main input: a path typed without an option is pointed to it */
 };
 
 /* The values of an OPT_LIST option: v[0..n) point into argv (the parser
  * points argv[i] past the '=' of --opt=value, the only form of a single
  * value in the same word); given is 1 once the option appeared, even with
- * no value (argparse: -d alone gives []). Given twice, the last one counts. */
+ * no value (argparse: -d alone gives []). Given twice, the last one counts
+ * -- unless the option has OPT_APPEND: then the values of every time add
+ * up, in an array of their own (alloc) that opts_list_free() releases. */
 typedef struct {
     char **v;
     int n;
     int given;
+    char **alloc;
 } opt_list;
+
+void opts_list_free(opt_list *l);
 
 /* One name an OPT_CHOICE takes; `refusal`, when set, is why we refuse it. */
 typedef struct {

@@ -592,6 +592,32 @@ int jp_end(jparser *jp)
     return 0;
 }
 
+int json_walk_object(jparser *jp, const char *path, const char *not_object, arena *scratch, json_member_fn *member,
+                     void *ctx)
+{
+    if (jp_peek(jp) != '{') {
+        /* valid JSON of another kind gets this message (an empty document
+         * too); invalid JSON its own */
+        if (jp_peek(jp) < 0 || jp_skip(jp) == 0)
+            err_input(path, "%s", not_object);
+        return -1;
+    }
+    jp_object_begin(jp);
+    for (;;) {
+        const char *key;
+        size_t keylen;
+        int more = jp_object_next(jp, scratch, &key, &keylen);
+        if (more < 0)
+            return -1;
+        if (!more)
+            return jp_end(jp);
+        int rc = member(ctx, jp, key, keylen, scratch);
+        arena_reset(scratch);
+        if (rc != 0)
+            return -1;
+    }
+}
+
 int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out)
 {
     jparser jp;

@@ -86,6 +86,18 @@ int jp_end(jparser *jp);
 /* What comes next (after whitespace): '{', '[', '"', 'n', 't', 'f', digit... */
 int jp_peek(jparser *jp);
 
+/* A document that must be one object, walked member by member (a dump.json,
+ * a safetensors header, an anomaly.json: too big, or too many, to build as
+ * trees): `member` is called at each member's value, which it must consume
+ * (jp_value, jp_skip, a walk of its own); `scratch` holds the key and is
+ * reset after each member; only whitespace may follow the object. A
+ * document of another kind gets `not_object` against `path` (invalid JSON,
+ * its own message). Keys come as written: a repeated one comes again.
+ * Returns 0, or -1 with the error recorded (a callback's failure too). */
+typedef int json_member_fn(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch);
+int json_walk_object(jparser *jp, const char *path, const char *not_object, arena *scratch, json_member_fn *member,
+                     void *ctx);
+
 /* Whole-document convenience: parse buf into *out (everything in `a`). */
 int json_parse(const char *path, const void *buf, size_t len, arena *a, jval *out);
 

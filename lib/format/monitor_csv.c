@@ -198,7 +198,7 @@ static size_t series_of(reader *rd, long long vpp, long long micro, const char *
     size_t *v = strmap_get(&rd->series_map, rd->key.buf, rd->key.len);
     if (v)
         return rd->last_series = *v;
-    char *k = arena_alloc(&rd->names, rd->key.len + 1);
+    char *k = arena_alloc(rd->r->names ? rd->r->names : &rd->names, rd->key.len + 1);
     memcpy(k, rd->key.buf, rd->key.len);
     k[rd->key.len] = 0;
     GROW(rd->series, rd->series_cap, rd->nseries + 1);
@@ -250,8 +250,9 @@ static int data_row(reader *rd, size_t row, const csv_field *f, size_t n)
     }
     size_t s = series_of(rd, vpp, micro, name, nlen);
     if (seen_before(rd, s, step))
-        return err_input(rd->path, "line %zu: step %lld of '%s'%s appears twice (duplicated step)", line, step,
-                         rd->series[s].name, rd->col_micro >= 0 ? " at this micro_step" : "");
+        return err_input(rd->path, "line %zu: step %lld of '%.*s'%s appears twice (duplicated step)", line, step,
+                         (int)(rd->series[s].name_len < 200 ? rd->series[s].name_len : 200), rd->series[s].name,
+                         rd->col_micro >= 0 ? " at this micro_step" : "");
     mcsv_row out = {line, s, &rd->series[s], step, rd->value};
     return r->on_row ? r->on_row(r->ctx, &out) : 0;
 }

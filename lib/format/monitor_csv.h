@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/arena.h"
+
 enum { MCSV_MAX_OPS = 32 };
 
 /* One series of a file: what its rows share. */
@@ -62,6 +64,8 @@ typedef struct {
     mcsv_header_fn on_header;
     mcsv_row_fn on_row;
     void *ctx;
+    arena *names;                       /* where the series' names go, to outlive the reading (a reader
+                                           that keeps them then needs no copy); NULL: freed with it */
 } mcsv_reader;
 
 /* Read buf[0..len) (the file `path`, for messages). 0, a callback's value,

@@ -10,6 +10,7 @@
  * several tensors may view the same storage.
  */
 #include "format/pt.h"
+#include "format/crc32.h"
 #include "base/le.h"
 #include "base/err.h"
 #include "base/mem.h"
@@ -151,6 +152,7 @@ struct pt_archive {
     void *pkl_owned;
     inflated_storage *inflated;  /* deflated storage records, inflated once */
     size_t ninflated, cap;
+    unsigned char *crc_checked;  /* per zip entry: its CRC-32 was checked (tensors share storages) */
 };
 
 typedef struct {
@@ -238,18 +240,31 @@ static int load_storage(pt_ctx *c, const pk_value *pid, int *dtype, const unsign
                 *bytes = ar->inflated[i].size;
                 return 0;
             }
-        if (zip_read(c->z, e, 0, data, bytes, &owned) != 0)
+        size_t idx = (size_t)(e - c->z->entries);
+        if (!ar->crc_checked)
+            ar->crc_checked = xcalloc(c->z->count ? c->z->count : 1, 1);
+        if (zip_read_unchecked(c->z, e, 0, data, bytes, &owned) != 0)
             return -1;
         if (owned) {
             GROW(ar->inflated, ar->cap, ar->ninflated + 1);
             ar->inflated[ar->ninflated++] = (inflated_storage){ xstrdup(rel), owned, *bytes };
+        } else if (!ar->crc_checked[idx]) {
+            if (crc32_update(0, *data, *bytes) != e->crc)
+                return err_input(c->path, "zip entry '%.*s' fails its CRC-32 check (the archive is damaged)",
+                                 (int)e->name_len, e->name);
+            ar->crc_checked[idx] = 1;
         }
         return 0;
     }
-    if (zip_read(c->z, e, 0, data, bytes, &owned) != 0)
+    /* one tensor: its elements are read once, by whoever reads them, and
+     * the check goes with them (pt_parse_flags) */
+    if (zip_read_unchecked(c->z, e, 0, data, bytes, &owned) != 0)
         return -1;
     free(c->out->owned);
     c->out->owned = owned;
+    c->out->crc = owned ? (tensor_crc){0}
+                        : (tensor_crc){.data = *data, .size = *bytes, .want = e->crc, .entry = e->name,
+                                       .entry_len = e->name_len};
     return 0;
 }
 
@@ -541,6 +556,7 @@ static void archive_release(pt_archive *ar)
         free(ar->inflated[i].data);
     }
     free(ar->inflated);
+    free(ar->crc_checked);
     arena_free(&ar->a);
     free(ar->pkl_owned);
     free(ar->prefix);
@@ -549,12 +565,21 @@ static void archive_release(pt_archive *ar)
 
 int pt_parse(const char *path, const unsigned char *buf, size_t size, tensor *out)
 {
+    return pt_parse_flags(path, buf, size, 0, out);
+}
+
+int pt_parse_flags(const char *path, const unsigned char *buf, size_t size, unsigned flags, tensor *out)
+{
     memset(out, 0, sizeof *out);
     pt_archive ar;
     int rc = archive_open(&ar, path, buf, size, 0);
     if (rc == 0) {
         pt_ctx c = { path, &ar.z, ar.prefix, ar.big_endian, out, NULL };
         rc = rebuild(&c, ar.root, 0);
+    }
+    if (rc == 0 && !(flags & PT_CRC_LATER)) {
+        rc = tensor_crc_check(out, path, NULL, 0);
+        out->crc = (tensor_crc){0};
     }
     archive_release(&ar);
     if (rc != 0)

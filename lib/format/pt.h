@@ -42,6 +42,11 @@
  * decoded is owned by the tensor.  Always tensor_free() the result.
  * 0, or -1 with the error recorded against `path`. */
 int pt_parse(const char *path, const unsigned char *buf, size_t size, tensor *out);
+/* The same; with PT_CRC_LATER the CRC-32 of a stored storage record is not
+ * checked here but left in out->crc for the pass that reads the elements
+ * (tensor.h's tensor_crc: metrics_compare folds it into its own pass). */
+enum { PT_CRC_LATER = 1 };
+int pt_parse_flags(const char *path, const unsigned char *buf, size_t size, unsigned flags, tensor *out);
 
 /* A torch.save archive holding anything (a checkpoint's state dict): the
  * pickle is parsed once, with the allow-list above plus the classes

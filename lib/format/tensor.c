@@ -502,6 +502,24 @@ int tensor_check_view(tensor *t, const char *path)
     return 0;
 }
 
+int tensor_crc_check(const tensor *t, const char *path, const crc_run *runs, size_t nruns)
+{
+    if (!t->crc.data)
+        return 0;
+    if (crc32_fill(t->crc.data, t->crc.size, runs, nruns) == t->crc.want)
+        return 0;
+    return err_input(path ? path : t->map.path, "zip entry '%.*s' fails its CRC-32 check (the archive is damaged)",
+                     (int)(t->crc.entry_len < 200 ? t->crc.entry_len : 200), t->crc.entry);
+}
+
+long long tensor_crc_offset(const tensor *t)
+{
+    const unsigned char *c = t->crc.data ? tensor_contiguous_data(t) : NULL;
+    if (!c || c < t->crc.data || c > t->crc.data + t->crc.size)
+        return -1;
+    return (long long)(c - t->crc.data);
+}
+
 void tensor_free(tensor *t)
 {
     if (t->map.path || t->map.data)

@@ -28,6 +28,7 @@
 #define MSP_TENSOR_H
 
 #include "base/files.h"
+#include "format/crc32.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +71,18 @@ uint16_t f32_to_bf16(float f);
  * overflowing. */
 #define TENSOR_MAX_ELEMENTS ((int64_t)1 << 48)
 
+/* A stored zip entry (a .pt storage record) whose CRC-32 is still to be
+ * checked: data[0, size) must have the CRC `want`. Whoever reads the
+ * elements checks it, folded into its own pass (metrics_compare), or
+ * calls tensor_crc_check. data == NULL: nothing to check. */
+typedef struct {
+    const unsigned char *data;
+    size_t size;
+    uint32_t want;
+    const char *entry;               /* the entry's name, in the archive's bytes */
+    size_t entry_len;
+} tensor_crc;
+
 typedef struct tensor {
     dtype_id dtype;
     int ndim;                        /* 0 for a scalar */
@@ -82,6 +95,8 @@ typedef struct tensor {
 
     const unsigned char *storage;    /* NULL when numel == 0 */
     size_t storage_size;             /* bytes */
+
+    tensor_crc crc;                  /* a check still to make */
 
     /* What this tensor owns; tensor_free releases it. */
     mapped_file map;
@@ -99,6 +114,18 @@ int tensor_set_shape(tensor *t, const char *path, int ndim, const int64_t *shape
 /* Check that every element the view can reach lies in
  * storage[0 .. storage_size) and compute `contiguous`.  Returns 0 or -1. */
 int tensor_check_view(tensor *t, const char *path);
+
+/* The pending CRC-32 check of t (nothing to do when there is none), from
+ * runs over parts of t->crc.data already computed (crc32_fill: in order,
+ * NULL/0 for none). 0, or -1 with ERR_MALFORMED recorded against `path`
+ * (NULL: the tensor's file), naming the entry. Read the mapping under a
+ * file_guard. */
+int tensor_crc_check(const tensor *t, const char *path, const crc_run *runs, size_t nruns);
+
+/* Where t's elements start in its pending check's bytes, when they lie
+ * there contiguously (in row-major order, native byte order), and so can
+ * be checked as they are read: the offset in t->crc.data, or -1. */
+long long tensor_crc_offset(const tensor *t);
 
 /* Convert elements [start, start + count) in logical row-major order.
  * Return the number written: count, or fewer at the end of the tensor

@@ -12,7 +12,7 @@
 #define TENSOR_LOAD_BELOW (64u << 10)
 #endif
 
-int tensor_load(const char *path, tensor *out)
+static int load(const char *path, unsigned pt_flags, tensor *out)
 {
     memset(out, 0, sizeof *out);
     mapped_file f;
@@ -29,7 +29,7 @@ int tensor_load(const char *path, tensor *out)
     if (f.size >= 6 && memcmp(f.data, "\x93NUMPY", 6) == 0)
         rc = npy_parse(path, f.data, f.size, out);
     else if (f.size >= 4 && (memcmp(f.data, "PK\x03\x04", 4) == 0 || memcmp(f.data, "PK\x05\x06", 4) == 0))
-        rc = pt_parse(path, f.data, f.size, out);
+        rc = pt_parse_flags(path, f.data, f.size, pt_flags, out);
     else if (f.size >= 2 && f.data[0] == 0x80 && f.data[1] <= 5)
         rc = err_input(path, "legacy (pre-1.6, non-zip) torch.save format is not supported; "
                              "re-save the tensor with a current PyTorch");
@@ -48,13 +48,15 @@ int tensor_load(const char *path, tensor *out)
     return 0;
 }
 
+int tensor_load(const char *path, tensor *out) { return load(path, 0, out); }
+
 
 int tensor_load_in(const char *dir, const char *name, tensor *out)
 {
     if (!name[0] || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
         return err_input(name, "is not a file name inside dump_tensor_data");
     char *path = path_join(dir, name);
-    int rc = tensor_load(path, out);
+    int rc = load(path, PT_CRC_LATER, out);
     free(path);
     return rc;
 }

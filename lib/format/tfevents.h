@@ -53,4 +53,64 @@ int tfevents_add_scalar(tfevents_writer *w, int64_t step, const char *tag, size_
 int tfevents_add_encoded(tfevents_writer *w, int64_t step, const uint8_t *tag, size_t len, float value);
 int tfevents_close(tfevents_writer *w);
 
+/* ---- reading (tfevents_read.c) ----
+ *
+ * An event file is walked record by record over its mapping, nothing
+ * copied: every scalar and every text is handed to the caller with
+ * pointers into the file. A scalar is a Summary.Value's simple_value
+ * (what torch's SummaryWriter, tensorboardX and TF1 write) or its tensor
+ * holding one element of float, double, half or bfloat16 (what TF2's
+ * tf.summary and TensorBoard's own writers write); a text is a tensor of
+ * strings (add_text: plugin "text", its first string). A value whose
+ * tensor has no tag is named by its node_name, as TensorBoard does. The
+ * plugin of a value is given when the value carries metadata (writers
+ * send it with a tag's first value only). SessionLog START events (a
+ * restarted TF1 session) are handed over too: TensorBoard then forgets
+ * every value at or after their step.
+ *
+ * A file cut inside its last record (a training still writing) is read
+ * up to there and reported in the stats, not as an error; a damaged
+ * record (CRC, length) or an Event that is no valid protocol buffer is an
+ * error naming the file and the record's byte offset. */
+enum { TFEV_SIMPLE = 1, TFEV_TENSOR = 2 };
+/* TensorFlow's DataType numbers of the tensors read */
+enum { TF_DT_FLOAT = 1, TF_DT_DOUBLE = 2, TF_DT_STRING = 7, TF_DT_BFLOAT16 = 14, TF_DT_HALF = 19 };
+
+typedef struct {
+    const char *tag;
+    size_t taglen;
+    int64_t step;
+    double wall_time;
+    int kind;                /* TFEV_SIMPLE or TFEV_TENSOR */
+    int dtype;               /* a tensor's TF_DT_* */
+    double value;            /* a scalar's value (a float32's exactly) */
+    const char *text;        /* a text's first string */
+    size_t textlen;
+    const char *plugin;      /* the metadata's plugin name, NULL when the value has no metadata */
+    size_t pluginlen;
+} tfevents_value;
+
+typedef struct {
+    void *ctx;
+    /* each returns 0 to go on; anything else stops the reading and is returned */
+    int (*scalar)(void *ctx, const tfevents_value *v);
+    int (*text)(void *ctx, const tfevents_value *v);      /* may be NULL */
+    int (*restart)(void *ctx, int64_t step);              /* may be NULL */
+    /* every TFEVENTS_PROGRESS bytes: the records before `offset` are done
+     * (a mapped file's pages there may be let go); may be NULL */
+    void (*progress)(void *ctx, size_t offset);
+} tfevents_sink;
+
+enum { TFEVENTS_PROGRESS = 32 << 20 };
+
+typedef struct {
+    uint64_t records, scalars, texts;
+    int truncated;           /* the file ends inside a record */
+    size_t truncated_at;     /* that record's offset */
+} tfevents_stats;
+
+/* Read the event file data[0..size) (called `path` in messages). 0, a
+ * sink's non-zero value, or -1 with the error recorded. */
+int tfevents_read(const char *path, const void *data, size_t size, const tfevents_sink *sink, tfevents_stats *st);
+
 #endif

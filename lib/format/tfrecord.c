@@ -1,4 +1,4 @@
-/* TFRecord writer (tfrecord.h). */
+/* TFRecord writer and reader (tfrecord.h). */
 #include "format/tfrecord.h"
 #include "format/crc32c.h"
 #include "base/err.h"
@@ -106,4 +106,43 @@ int tfrecord_close(tfrecord_writer *w)
     w->buf = NULL;
     w->len = w->cap = 0;
     return rc;
+}
+
+void tfrecord_reader_init(tfrecord_reader *r, const char *name, const void *data, size_t size)
+{
+    r->data = data;
+    r->size = data ? size : 0;
+    r->pos = 0;
+    r->name = name;
+    r->crc = crc32c_best();
+}
+
+static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+int tfrecord_next(tfrecord_reader *r, const uint8_t **rec, size_t *len, size_t *at)
+{
+    size_t pos = r->pos, left = r->size - pos;
+    if (at)
+        *at = pos;
+    if (left == 0)
+        return TFRECORD_END;
+    if (left < 12)
+        return TFRECORD_TRUNCATED;
+    const uint8_t *h = r->data + pos;
+    if (crc32c_mask(r->crc(0, h, 8)) != get32(h + 8))
+        return err_input(r->name, "the record at byte %zu is damaged: its length's CRC does not match", pos);
+    uint64_t n = 0;
+    for (int i = 0; i < 8; i++)
+        n |= (uint64_t)h[i] << (8 * i);
+    if (n >= TFRECORD_MAX_LEN)
+        return err_input(r->name, "the record at byte %zu has an impossible length (%llu bytes)", pos,
+                         (unsigned long long)n);
+    if (n + 4 > left - 12)
+        return TFRECORD_TRUNCATED;
+    if (crc32c_mask(r->crc(0, h + 12, (size_t)n)) != get32(h + 12 + n))
+        return err_input(r->name, "the record at byte %zu is damaged: its data's CRC does not match", pos);
+    *rec = h + 12;
+    *len = (size_t)n;
+    r->pos = pos + 16 + (size_t)n;
+    return TFRECORD_RECORD;
 }

@@ -9,7 +9,14 @@
  * The writer fills a buffer and writes it out in large blocks to a file
  * the caller created (a temporary output, committed by the caller), so a
  * record's bytes are encoded in place, never copied. Errors are recorded
- * (ERR_OUTPUT) naming the file's final name. Not shared between threads. */
+ * (ERR_OUTPUT) naming the file's final name. Not shared between threads.
+ *
+ * The reader walks the records of a buffer (a mapped file) in place: each
+ * record is handed out as a pointer into it, both CRCs checked. A file
+ * that ends inside a record is what a writer still running (or killed)
+ * leaves: that is told apart from damage, which is a CRC that does not
+ * match or a length no record can have, recorded (ERR_MALFORMED) with the
+ * file and the record's byte offset. */
 #ifndef MSP_TFRECORD_H
 #define MSP_TFRECORD_H
 
@@ -45,5 +52,27 @@ static inline uint64_t tfrecord_size(const tfrecord_writer *w) { return w->writt
 
 /* Frame one record into out (len + TFRECORD_OVERHEAD bytes). */
 void tfrecord_frame(uint8_t *out, const void *data, size_t len);
+
+/* A record longer than this is damage, not data: protocol buffers cannot
+ * exceed 2 GiB, and TensorBoard's events are a few bytes to megabytes. */
+#define TFRECORD_MAX_LEN ((uint64_t)1 << 31)
+
+typedef struct {
+    const uint8_t *data;
+    size_t size;
+    size_t pos;           /* offset of the next record */
+    const char *name;     /* for messages */
+    uint32_t (*crc)(uint32_t, const void *, size_t);
+} tfrecord_reader;
+
+enum { TFRECORD_END = 0, TFRECORD_RECORD = 1, TFRECORD_TRUNCATED = 2 };
+
+void tfrecord_reader_init(tfrecord_reader *r, const char *name, const void *data, size_t size);
+/* The next record: TFRECORD_RECORD with *rec and *len (and r->pos past
+ * it); TFRECORD_END after the last one; TFRECORD_TRUNCATED when the rest
+ * of the buffer (from r->pos) is the beginning of a record cut short;
+ * -1 (error recorded, naming the offset) on a CRC mismatch or an
+ * impossible length. *at (may be NULL) gets the record's offset. */
+int tfrecord_next(tfrecord_reader *r, const uint8_t **rec, size_t *len, size_t *at);
 
 #endif

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "base/le.h"
 #include "base/strbuf.h"
+#include "format/crc32.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,8 +333,8 @@ static int inflate_entry(const zip_archive *z, const zip_entry *e, const unsigne
     return err_input(z->path, "zip entry '%.*s' has corrupt deflate data (%s)", nl, nm, msg ? msg : "zlib error");
 }
 
-int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
-             void **owned)
+int zip_read_unchecked(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data,
+                       size_t *size, void **owned)
 {
     *data = NULL;
     *size = 0;
@@ -385,14 +386,27 @@ int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned
         free(buf);
         return -1;
     }
-    uLong crc = crc32_z(0, buf, (size_t)e->size);
-    if (crc != e->crc) {
+    if (crc32_update(0, buf, (size_t)e->size) != e->crc) {
         free(buf);
-        return err_input(z->path, "zip entry '%.*s' fails its CRC-32 check", nl, nm);
+        return err_input(z->path, "zip entry '%.*s' fails its CRC-32 check (the archive is damaged)", nl, nm);
     }
     *data = buf;
     *owned = buf;
     *size = (size_t)e->size;
+    return 0;
+}
+
+int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
+             void **owned)
+{
+    if (zip_read_unchecked(z, e, max_size, data, size, owned) != 0)
+        return -1;
+    if (!*owned && crc32_update(0, *data, *size) != e->crc) {
+        *data = NULL;
+        *size = 0;
+        return err_input(z->path, "zip entry '%.*s' fails its CRC-32 check (the archive is damaged)",
+                         (int)e->name_len, e->name);
+    }
     return 0;
 }
 

@@ -8,10 +8,12 @@
  * directory does not show that padding).  Sizes come from the central
  * directory, so bit-3 data descriptors need no special handling.
  *
- * Stored entries (method 0) are returned in place, without a copy and
- * without a CRC pass (a full pass would double the cost of reading a
- * tensor; torch does not verify them either).  Deflated entries (method 8)
- * are inflated into a new buffer and their CRC-32 is checked.  Before any
+ * Stored entries (method 0) are returned in place, without a copy;
+ * deflated entries (method 8) are inflated into a new buffer. Every
+ * entry's CRC-32 is checked (torch does not: a flipped byte in a tensor
+ * would be used silently); for a stored entry whose bytes a later pass
+ * reads anyway (a tensor's elements), zip_read_unchecked leaves the check
+ * to that pass (format/crc32.h, tensor.h's tensor_crc).  Before any
  * allocation the declared size is checked against the caller's limit and
  * the limits below, so a zip bomb is refused up front; an entry that
  * inflates to more or less than declared is an error.  Encrypted entries,
@@ -90,6 +92,11 @@ const zip_entry *zip_find(const zip_archive *z, const char *name, size_t name_le
  * bytes are refused (0: no limit besides the ratios above), ERR_LIMIT. */
 int zip_read(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data, size_t *size,
              void **owned);
+/* The same, but a stored entry's CRC-32 is left to the caller: when
+ * *owned is NULL, the caller must check crc32 of *data against e->crc
+ * before it trusts the bytes (an inflated entry is checked here). */
+int zip_read_unchecked(zip_archive *z, const zip_entry *e, size_t max_size, const unsigned char **data,
+                       size_t *size, void **owned);
 
 /* Record signatures and fixed lengths (APPNOTE 6.3). */
 #define ZIP_SIG_LOCAL 0x04034b50u

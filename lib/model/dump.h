@@ -30,9 +30,13 @@ void dump_free(dump_data *d);
  *     named after its position, with its tensor's fields and its op and peer;
  *   - a missing statistic is the text "None"; a bool statistic of a tensor the
  *     text "True"/"False". */
-/* DUMP_TREE_WALK: every entry parsed into a tree and walked, none read
+/* DUMP_NEWER_ROWS: the rows of msprobe 8.2 and later (the newest msprobe's
+ * too) without 8.3's statistics texts: the src/dst, ProcessGroup and
+ * P2POp rules above (a P2POp: PyTorch's class only, as the newest msprobe
+ * knows it; DUMP_FIRST_DIFF takes MindSpore's too).
+ * DUMP_TREE_WALK: every entry parsed into a tree and walked, none read
  * straight from the text (the tests hold the two ways to the same rows). */
-enum { DUMP_FIRST_DIFF = 1, DUMP_TREE_WALK = 2 };
+enum { DUMP_FIRST_DIFF = 1, DUMP_TREE_WALK = 2, DUMP_NEWER_ROWS = 4 };
 int dump_load_ex(const char *path, unsigned flags, dump_data *d);
 /* The same, reporting to `pj` (may be NULL) the bytes of the file parsed;
  * the file's size is added to the current phase's total. */
@@ -54,6 +58,12 @@ typedef void (*dump_leaf_fn)(void *ctx, const jval *leaf);
 void dump_init(dump_data *d, const char *path);
 int dump_entry_rows(dump_data *d, const char *name, size_t namelen, const jval *value, dump_leaf_fn leaf, void *ctx);
 void dump_clear(dump_data *d);
+/* dump_entry_rows with the checks compare's reading makes of an entry
+ * (the same messages): an api name with special characters, an entry that
+ * is not an object, msprobe's check_dump_json_str() of its values, a row
+ * name that cannot be split by forward/backward. For a reader that makes
+ * rows of its own (data2db) but must refuse what compare refuses. 0 or -1. */
+int dump_entry_check(dump_data *d, const char *name, size_t namelen, const jval *value);
 /* msprobe's md5_find() on one entry value of dump.json. */
 int dump_entry_has_md5(const jval *entry);
 

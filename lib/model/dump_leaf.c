@@ -289,6 +289,7 @@ static void first_diff_stats(flattener *f, pyval *st, int from_leaf_keys)
 void dump_null_row(flattener *f)
 {
     dump_row *r = dump_new_row(f->d);
+    r->state = f->parse_state;
     if (f->on_row)
         f->on_row(f->on_row_ctx, NULL);
     r->name = mem_sb(f->d, &f->prefix);
@@ -368,6 +369,7 @@ static void leaf_scan(const jval *leaf, leaf_fields *lf)
 static int leaf_row(flattener *f, const jval *leaf)
 {
     dump_row *r = dump_new_row(f->d);
+    r->state = f->parse_state;
     if (f->on_row)
         f->on_row(f->on_row_ctx, leaf);
     leaf_fields lf;
@@ -434,7 +436,7 @@ int dump_leaf_fields_row(flattener *f, dump_row *r, const leaf_fields *leaf)
             r->dtype = "ellipsis";
             sb_adds(&f->tmp, "[]");
             value_stats = 1;
-        } else if (f->first_diff && names_a_rank(&f->prefix)) {
+        } else if (f->newer_rows && names_a_rank(&f->prefix)) {
             /* (a P2POp's tensor need not have a "type") */
             r->dtype = type && type->type == J_STRING ? mem_str(d, type->u.str, type->len) : "None";
             sb_adds(&f->tmp, "[]");
@@ -459,7 +461,7 @@ int dump_leaf_fields_row(flattener *f, dump_row *r, const leaf_fields *leaf)
                 sb_adds(&ranks, "None");
             for (int i = 0; i < 4; i++)
                 pyval_str_copy(f, sb_str(&ranks), &st[i]);
-            if (f->first_diff)
+            if (f->newer_rows)
                 md5_text = st[0].text;
             sb_free(&ranks);
         } else {
@@ -473,6 +475,7 @@ int dump_leaf_fields_row(flattener *f, dump_row *r, const leaf_fields *leaf)
             for (int i = 0; i < 4; i++)
                 to_pyval(f, value, &st[i]);
             from_leaf_keys = 0;
+            r->flags |= ROW_VALUE_STATS;
         }
     }
     if (f->first_diff)
@@ -517,10 +520,11 @@ static int is_leaf(const jval *v)
 /* msprobe 8.3 (first-diff): a P2POp of batch_isend_irecv is one row with its
  * tensor's fields, plus its op and peer. 8.3 knows only PyTorch's class; a
  * MindSpore P2POp is the same thing, so it counts too. */
-static int is_p2pop(const jval *v)
+static int is_p2pop(const flattener *f, const jval *v)
 {
     const jval *c = json_get(v, "class_type");
-    return json_str_eq(c, "torch.distributed.P2POp") || json_str_eq(c, "mindspore.mint.distributed.P2POp");
+    return json_str_eq(c, "torch.distributed.P2POp") ||
+           (f->first_diff && json_str_eq(c, "mindspore.mint.distributed.P2POp"));
 }
 
 static int p2p_row(flattener *f, const jval *v)
@@ -564,7 +568,7 @@ int dump_flatten(flattener *f, const jval *v, int depth)
                 return rc;
         }
     } else if (v->type == J_OBJECT) {
-        if (f->first_diff && is_p2pop(v))
+        if ((f->newer_rows || f->p2pop_row) && is_p2pop(f, v))
             return p2p_row(f, v);
         if (is_leaf(v))
             return leaf_row(f, v);

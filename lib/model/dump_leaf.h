@@ -11,10 +11,13 @@
 
 typedef struct {
     dump_data *d;
-    int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows */
+    int first_diff;           /* DUMP_FIRST_DIFF: msprobe 8.3's rows, statistics as its texts */
+    int newer_rows;           /* DUMP_NEWER_ROWS (or first_diff): the rows of msprobe 8.2 and later */
+    int p2pop_row;            /* of those rules, only a P2POp as one row (the newest msprobe's graph items) */
     int tree_walk;            /* DUMP_TREE_WALK: no entry read straight from the text */
     int dups;                 /* a name of `data` was repeated */
     int in_params_grad;       /* "parameters_grad" is a component of the prefix */
+    uint8_t parse_state;      /* the row_state of the member being read (input_args ... parameters) */
     uint8_t *md5;             /* per entry: msprobe's md5_find() on its value */
     size_t md5_cap;
     const char *entry_name;

@@ -34,8 +34,11 @@ typedef struct {
     uint32_t p2p;           /* DUMP_FIRST_DIFF: 1 + index into dump_data.p2p; 0: not a P2POp */
 } dump_row;
 
-/* requires_grad of the leaf: given (a bool), and its value. */
-enum { ROW_RG_SET = 1, ROW_RG_TRUE = 2 };
+/* requires_grad of the leaf: given (a bool), and its value. ROW_VALUE_STATS:
+ * the statistics are the leaf's "value" (a scalar argument), not the
+ * leaf's Max/Min/Mean/Norm (the newest msprobe keeps a bool value a bool
+ * there, and turns the bools of a leaf into texts). */
+enum { ROW_RG_SET = 1, ROW_RG_TRUE = 2, ROW_VALUE_STATS = 4 };
 
 /* The op and peer of a torch.distributed.P2POp argument (batch_isend_irecv). */
 typedef struct {
@@ -64,6 +67,8 @@ typedef struct {
     size_t nentries, entries_cap;
     dump_p2p *p2p;            /* DUMP_FIRST_DIFF only */
     size_t np2p, p2p_cap;
+    int p2pop_rows;           /* dump_entry_rows(): a P2POp argument is one row, named after its
+                               * position (the newest msprobe's graph items) */
 } dump_data;
 
 /* Statistic k (0 Max, 1 Min, 2 Mean, 3 Norm) of a row as a Python value. */

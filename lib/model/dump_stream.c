@@ -193,6 +193,7 @@ static int leaf(stream *s, const jval *type)
         seen |= bit;
     }
     dump_row *r = dump_new_row(s->f->d);
+    r->state = s->f->parse_state;
     return dump_leaf_fields_row(s->f, r, &lf) == 0 ? DONE : GIVE_UP;
 }
 
@@ -212,7 +213,8 @@ static int dict(stream *s, const char *k, size_t kl, int depth)
         /* "type" would make the object a leaf after all; msprobe checks a
          * "shape" or "requires_grad" member of any object */
         if (key_is(k, kl, "type") || key_is(k, kl, "md5") || key_is(k, kl, "shape") ||
-            key_is(k, kl, "requires_grad") || dump_has_component(k, kl, "parameters_grad") || nkeys == 16)
+            key_is(k, kl, "requires_grad") || dump_has_component(k, kl, "parameters_grad") || nkeys == 16 ||
+            (f->newer_rows && key_is(k, kl, "class_type")))
             return GIVE_UP;
         for (int i = 0; i < nkeys; i++)
             if (lens[i] == kl && !memcmp(keys[i], k, kl))
@@ -319,6 +321,7 @@ static int entry(stream *s, size_t keylen)
         last = io;
         f->prefix.len = keylen;
         sb_adds(&f->prefix, names[io]);
+        f->parse_state = io < 3 ? ST_INPUT : io == 3 ? ST_OUTPUT : ST_PARAMS;
         if (item(s, 0) != DONE)
             return GIVE_UP;
     }

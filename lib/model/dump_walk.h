@@ -20,7 +20,7 @@
  * key and may hold the value; it is reset after each member. Returns 0, or
  * -1 with the error recorded. A repeated key comes again (Python keeps the
  * last: callers replace what the earlier one gave). */
-typedef int dump_member_fn(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch);
+typedef json_member_fn dump_member_fn;
 
 /* Walk the top level of the dump `path` (only for messages) with `member`.
  * Returns 0, or -1 with the error recorded naming `path`. */

@@ -1,13 +1,18 @@
 /* Walking msprobe's dump trees (dumptree.h).
  *
- * Names follow msprobe: a rank directory is ^rank(0|[1-9][0-9]*)?$ (8.1.0's
- * check_and_return_dir_contents), a step directory ^step(0|[1-9][0-9]*)$,
- * and the newest msprobe's find_proc_dir() takes a directory "proc" followed
- * by digits, and only when it is the only one. msprobe 8.1.0 refuses
- * anything else inside a step directory, and so do we: a stray file there
- * usually means a half-copied or mixed-up dump. The newest msprobe looks for
- * proc{PID} only when there is no rank directory; we refuse the mixture
- * instead of silently leaving one of them out.
+ * A step directory is ^step(0|[1-9][0-9]*)$ (msprobe 8.1.0). Rank
+ * directories follow one rule for every analyzer (rank_dirs below): "rank",
+ * "rank" and digits (rank007 is rank 7: the newest msprobe's analyzers read
+ * the digits as a number; 8.1.0's compare wanted no leading zero and so
+ * refused a directory the others took), and the newest msprobe's
+ * proc{PID}, which find_proc_dir() takes only when it is the only one. Two
+ * directories of one rank, a number beyond the integer range, a rank's
+ * name on something that is no directory, and proc{PID} beside rank
+ * directories are refused wherever they are met: each would make one
+ * analyzer read the dump another refuses, or read it twice. Anything else
+ * in a step directory is refused by compare and graph (msprobe 8.1.0's
+ * check: a stray file there usually means a half-copied or mixed-up dump)
+ * and skipped, named, by the analyzers that read what they know.
  */
 #include "model/dumptree.h"
 #include "base/err.h"
@@ -15,6 +20,7 @@
 #include "base/mem.h"
 #include "base/strbuf.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,43 +30,49 @@ const char *dumptree_kind_name(int kind)
     return kind >= 0 && kind <= DUMPTREE_ROOT ? names[kind] : "?";
 }
 
+/* What a rank or step name's digits may not say: none (-2), beyond the
+ * integer range (-3). */
+enum { NOT_NUMBER = -2, BEYOND = -3 };
+
 /* The number a non-empty string of digits spells (leading zeros allowed),
- * or -2 for anything else. Numbers beyond 10^9 are no rank or step. */
+ * NOT_NUMBER for anything else, BEYOND past INT_MAX. */
 static long digits_value(const char *d)
 {
     long v = 0;
-    for (; *d; d++) {
-        if (*d < '0' || *d > '9' || v > 100000000)
-            return -2;
-        v = v * 10 + (*d - '0');
-    }
-    return v;
-}
-
-/* "rank" -> -1, "rank12" -> 12, anything else -> -2; the number is needed
- * unless number_optional. */
-static long numbered(const char *name, const char *prefix, int number_optional)
-{
-    size_t pl = strlen(prefix);
-    if (strncmp(name, prefix, pl) != 0)
-        return -2;
-    const char *d = name + pl;
+    int beyond = 0;
     if (!*d)
-        return number_optional ? -1 : -2;
-    if (d[0] == '0' && d[1])
-        return -2;
-    return digits_value(d);
+        return NOT_NUMBER;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9')
+            return NOT_NUMBER;
+        v = v * 10 + (*d - '0');
+        if (v > INT_MAX) {
+            beyond = 1;
+            v = INT_MAX;
+        }
+    }
+    return beyond ? BEYOND : v;
 }
 
-/* proc{PID}: "proc" and one or more digits (Python's str.isdigit()). */
-static int is_proc(const char *name)
+long dumptree_rank_name(const char *name, int *proc)
 {
-    if (strncmp(name, "proc", 4) != 0 || !name[4])
-        return 0;
-    for (const char *d = name + 4; *d; d++)
-        if (*d < '0' || *d > '9')
-            return 0;
-    return 1;
+    *proc = 0;
+    if (!strncmp(name, "rank", 4))
+        return name[4] ? digits_value(name + 4) : -1;
+    if (!strncmp(name, "proc", 4) && name[4]) {
+        long v = digits_value(name + 4);
+        *proc = v >= 0 || v == BEYOND;
+        return v;
+    }
+    return NOT_NUMBER;
+}
+
+/* "step12" -> 12 (no leading zero), anything else NOT_NUMBER, BEYOND. */
+static long step_number(const char *name)
+{
+    if (strncmp(name, "step", 4) != 0 || !name[4] || (name[4] == '0' && name[5]))
+        return NOT_NUMBER;
+    return digits_value(name + 4);
 }
 
 char *dumptree_file(const char *dir, const char *name)
@@ -116,8 +128,11 @@ int dumptree_classify(const char *path, int *kind)
         return -1;
     int ranks = 0, steps = 0;
     for (long i = 0; i < n; i++) {
-        ranks += numbered(names[i], "rank", 1) >= -1 || is_proc(names[i]);
-        steps += numbered(names[i], "step", 0) >= 0;
+        int proc;
+        long r = dumptree_rank_name(names[i], &proc);
+        ranks += r >= -1 || r == BEYOND;
+        long st = step_number(names[i]);
+        steps += st >= 0 || st == BEYOND;
     }
     names_free(names, n);
     if (ranks) {
@@ -181,65 +196,8 @@ static void add(dumptree_list *l, const char *dir, const char *name, long number
     "holds both rank directories and a proc{PID} directory: the dumps of two different runs? Expected rank, "   \
     "rank0, rank1, ... or exactly one proc{PID}."
 
-/* The entries of `dir` named by `prefix` (and proc{PID} when ranks), each a
- * directory; anything else is refused. */
-static int list_level(const char *dir, int ranks, dumptree_list *out)
-{
-    memset(out, 0, sizeof *out);
-    char **names;
-    long n = dir_list(dir, &names);
-    if (n < 0)
-        return -1;
-    const char *prefix = ranks ? "rank" : "step";
-    size_t procs = 0;
-    int rc = 0;
-    for (long i = 0; i < n && rc == 0; i++) {
-        long num = numbered(names[i], prefix, ranks);
-        int proc = ranks && num < -1 && is_proc(names[i]);
-        int is_dir = is_subdir(dir, names[i]);
-        if ((num < -1 && !proc) || !is_dir) {
-            rc = err_input(dir, "contains '%s'. Expected only %s directories. This name is not in the format of "
-                                "dump output. Please check and delete irrelevant files and try again.",
-                           names[i], ranks ? "'rank', 'rank0', 'rank1', ... or one 'proc{PID}'" : "'step0', 'step1', ...");
-            break;
-        }
-        procs += proc;
-        add(out, dir, names[i], proc ? -1 : num, naming_of(proc, num));
-    }
-    names_free(names, n);
-    if (rc == 0 && procs > 1) {
-        strbuf sb = STRBUF_INIT;
-        for (size_t i = 0, k = 0; i < out->n && k < 3; i++)
-            if (out->v[i].naming == DUMPTREE_PROC)
-                sb_addf(&sb, "%s%s", k++ ? ", " : "", out->v[i].name);
-        rc = err_input(dir, "No or multiple proc directories were found (%zu: %s%s). Expected exactly one.", procs,
-                       sb_str(&sb), procs > 3 ? ", ..." : "");
-        sb_free(&sb);
-    } else if (rc == 0 && procs && out->n > 1) {
-        rc = err_input(dir, RANKS_AND_PROC);
-    }
-    if (rc) {
-        dumptree_list_free(out);
-        return -1;
-    }
-    if (out->n)
-        qsort(out->v, out->n, sizeof *out->v, by_number);
-    return 0;
-}
-
-int dumptree_ranks(const char *step_dir, dumptree_list *out) { return list_level(step_dir, 1, out); }
-
-int dumptree_steps(const char *root, dumptree_list *out) { return list_level(root, 0, out); }
-
-/* "rank" -> -1, "rank<digits>" -> the number (leading zeros allowed), else -2. */
-static long loose_rank(const char *name)
-{
-    if (strncmp(name, "rank", 4) != 0)
-        return -2;
-    return name[4] ? digits_value(name + 4) : -1;
-}
-
-int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped)
+/* The one rule of rank directories (dumptree.h). */
+static int rank_dirs(const char *step_dir, unsigned flags, dumptree_list *out, dumptree_list *skipped)
 {
     memset(out, 0, sizeof *out);
     if (skipped)
@@ -249,33 +207,55 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
     if (n < 0)
         return -1;
     size_t procs = 0;
-    for (long i = 0; i < n; i++) {
-        long num = loose_rank(names[i]);
-        int proc = num < -1 && is_proc(names[i]);
-        int is_dir = is_subdir(step_dir, names[i]);
-        if ((num < -1 && !proc) || !is_dir) {
-            if (skipped)
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        int proc;
+        long num = dumptree_rank_name(names[i], &proc);
+        if (num == BEYOND) {
+            rc = err_input(step_dir, "holds '%s': a %s number beyond the integer range (%d)", names[i],
+                           proc ? "process" : "rank", INT_MAX);
+        } else if (num == NOT_NUMBER) {
+            if (flags & DUMPTREE_ONLY_RANKS)
+                rc = err_input(step_dir, "contains '%s'. Expected only 'rank', 'rank0', 'rank1', ... or one "
+                                         "'proc{PID}' directories. This name is not in the format of dump output. "
+                                         "Please check and delete irrelevant files and try again.", names[i]);
+            else if (skipped)
                 add(skipped, step_dir, names[i], -1, DUMPTREE_NUMBERED);
-            continue;
+        } else {
+            char *p = path_join(step_dir, names[i]);
+            rc = path_require(p, 1);
+            free(p);
+            if (rc == 0) {
+                procs += proc;
+                /* a proc{PID} is rank 0, unless the caller numbers several */
+                add(out, step_dir, names[i], proc && !(flags & DUMPTREE_MANY_PROCS) ? -1 : num,
+                    naming_of(proc, num));
+            }
         }
-        procs += proc;
-        add(out, step_dir, names[i], proc ? -1 : num, naming_of(proc, num));
     }
     names_free(names, n);
-    int rc = 0;
-    if (procs > 1)
-        rc = err_input(step_dir, "holds %zu proc{PID} directories: the dumps of several runs? Expected exactly one.",
-                       procs);
-    else if (procs && out->n > 1)
+    if (rc == 0 && procs > 1 && !(flags & DUMPTREE_MANY_PROCS)) {
+        strbuf sb = STRBUF_INIT;
+        for (size_t i = 0, k = 0; i < out->n && k < 3; i++)
+            if (out->v[i].naming == DUMPTREE_PROC)
+                sb_addf(&sb, "%s%s", k++ ? ", " : "", out->v[i].name);
+        rc = err_input(step_dir, "No or multiple proc directories were found (%zu: %s%s). Expected exactly one.",
+                       procs, sb_str(&sb), procs > 3 ? ", ..." : "");
+        sb_free(&sb);
+    } else if (rc == 0 && procs && out->n > procs && !(flags & DUMPTREE_MANY_PROCS)) {
         rc = err_input(step_dir, RANKS_AND_PROC);
+    }
     if (rc == 0 && out->n)
         qsort(out->v, out->n, sizeof *out->v, by_number);
-    /* "rank" is rank 0 too; sorted, a repeated rank is next to its twin */
+    /* "rank" (and a lone proc{PID}) is rank 0 too; sorted, a repeated rank
+     * is next to its twin (procs numbered by the caller are left out) */
     for (size_t i = 1; i < out->n && rc == 0; i++) {
-        long a = out->v[i - 1].number < 0 ? 0 : out->v[i - 1].number, b = out->v[i].number < 0 ? 0 : out->v[i].number;
+        const dumptree_dir *x = &out->v[i - 1], *y = &out->v[i];
+        if ((flags & DUMPTREE_MANY_PROCS) && (x->naming == DUMPTREE_PROC || y->naming == DUMPTREE_PROC))
+            continue;
+        long a = x->number < 0 ? 0 : x->number, b = y->number < 0 ? 0 : y->number;
         if (a == b)
-            rc = err_input(step_dir, "holds both %s and %s: two dumps of rank %ld", out->v[i - 1].name, out->v[i].name,
-                           a);
+            rc = err_input(step_dir, "holds both %s and %s: two dumps of rank %ld", x->name, y->name, a);
     }
     if (rc) {
         dumptree_list_free(out);
@@ -285,15 +265,61 @@ int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list
     return rc;
 }
 
-/* [+-]?digits after the prefix: 0 and *v, or -1 when there are none. */
+int dumptree_rank_dirs(const char *step_dir, unsigned flags, dumptree_list *out, dumptree_list *skipped)
+{
+    return rank_dirs(step_dir, flags, out, skipped);
+}
+
+int dumptree_ranks(const char *step_dir, dumptree_list *out)
+{
+    return rank_dirs(step_dir, DUMPTREE_ONLY_RANKS, out, NULL);
+}
+
+int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped)
+{
+    return rank_dirs(step_dir, 0, out, skipped);
+}
+
+int dumptree_steps(const char *root, dumptree_list *out)
+{
+    memset(out, 0, sizeof *out);
+    char **names;
+    long n = dir_list(root, &names);
+    if (n < 0)
+        return -1;
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        long num = step_number(names[i]);
+        if (num == BEYOND) {
+            rc = err_input(root, "holds '%s': a step number beyond the integer range (%d)", names[i], INT_MAX);
+        } else if (num < 0 || !is_subdir(root, names[i])) {
+            rc = err_input(root, "contains '%s'. Expected only 'step0', 'step1', ... directories. This name is not in "
+                                 "the format of dump output. Please check and delete irrelevant files and try again.",
+                           names[i]);
+        } else {
+            add(out, root, names[i], num, DUMPTREE_NUMBERED);
+        }
+    }
+    names_free(names, n);
+    if (rc) {
+        dumptree_list_free(out);
+        return -1;
+    }
+    if (out->n)
+        qsort(out->v, out->n, sizeof *out->v, by_number);
+    return 0;
+}
+
+/* [+-]?digits after the prefix: 0 and *v, NOT_NUMBER when there are none,
+ * BEYOND past the integer range. */
 static int scan_number(const char *s, long *v)
 {
     int neg = *s == '-';
     if (*s == '-' || *s == '+')
         s++;
-    long x = *s ? digits_value(s) : -2;
+    long x = digits_value(s);
     if (x < 0)
-        return -1;
+        return (int)x;
     *v = neg ? -x : x;
     return 0;
 }
@@ -315,29 +341,55 @@ int dumptree_scan(const char *dir, int ranks, dumptree_list *out, char ***skippe
         *skipped = NULL;
         *nskipped = 0;
     }
+    size_t skip_cap = 0;
+    if (ranks) {
+        /* the one rule, several procs numbered by the caller; what starts
+         * as a rank or proc name and is none is reported */
+        dumptree_list other;
+        if (rank_dirs(dir, DUMPTREE_MANY_PROCS, out, &other) != 0)
+            return -1;
+        for (size_t i = 0; i < other.n && skipped; i++)
+            if (!strncmp(other.v[i].name, "rank", 4) || !strncmp(other.v[i].name, "proc", 4)) {
+                GROW(*skipped, skip_cap, *nskipped + 1);
+                (*skipped)[(*nskipped)++] = xstrdup(other.v[i].name);
+            }
+        dumptree_list_free(&other);
+        if (out->n)
+            qsort(out->v, out->n, sizeof *out->v, by_number_name);
+        return 0;
+    }
     char **names;
     long n = dir_list(dir, &names);
     if (n < 0)
         return -1;
-    size_t skip_cap = 0;
-    for (long i = 0; i < n; i++) {
+    int rc = 0;
+    for (long i = 0; i < n && rc == 0; i++) {
         const char *nm = names[i];
-        int proc = ranks && !strncmp(nm, "proc", 4);
-        if (strncmp(nm, ranks ? "rank" : "step", 4) != 0 && !proc)
+        if (strncmp(nm, "step", 4) != 0)
             continue;
-        int is_dir = is_subdir(dir, nm);
         long num = -1;
-        int bare = ranks && !strcmp(nm, "rank");
-        if (!is_dir || (!bare && scan_number(nm + 4, &num) != 0)) {
+        int r = scan_number(nm + 4, &num);
+        if (r == BEYOND) {
+            rc = err_input(dir, "holds '%s': a step number beyond the integer range (%d)", nm, INT_MAX);
+        } else if (r != 0 || !is_subdir(dir, nm)) {
             if (skipped) {
                 GROW(*skipped, skip_cap, *nskipped + 1);
                 (*skipped)[(*nskipped)++] = xstrdup(nm);
             }
-            continue;
+        } else {
+            add(out, dir, nm, num, DUMPTREE_NUMBERED);
         }
-        add(out, dir, nm, num, proc ? DUMPTREE_PROC : bare ? DUMPTREE_BARE : DUMPTREE_NUMBERED);
     }
     names_free(names, n);
+    if (rc) {
+        dumptree_list_free(out);
+        if (skipped) {
+            names_free(*skipped, (long)*nskipped);
+            *skipped = NULL;
+            *nskipped = 0;
+        }
+        return -1;
+    }
     if (out->n)
         qsort(out->v, out->n, sizeof *out->v, by_number_name);
     return 0;

@@ -56,33 +56,45 @@ int dumptree_classify(const char *path, int *kind);
  * otherwise 0, nothing recorded, whatever path is. */
 int dumptree_want_level(const char *path, int want, const char *option);
 
-/* The rank directories of a step directory, by number ("rank" first): the
- * rank and rankN directories, or its one proc{PID} directory. Anything else
- * in it, two proc{PID} directories, or proc{PID} beside rank directories is
- * refused. An empty directory gives an empty list. 0 or -1. */
+/* The rank directories of a step directory, one rule for every analyzer:
+ *   - "rank" (a run that is not distributed: rank 0), "rank" and digits
+ *     (leading zeros allowed: "rank007" is rank 7) and proc{PID} (the
+ *     newest msprobe's one process: rank 0) are rank directories, listed by
+ *     number ("rank" first);
+ *   - refused: such a name on anything but a directory (a file, a FIFO, a
+ *     link), a number beyond the integer range (INT_MAX), two directories
+ *     of one rank (rank0 and rank00, rank and rank0: "two dumps of rank
+ *     0"), two proc{PID} or proc{PID} beside rank directories (unless
+ *     DUMPTREE_MANY_PROCS: the caller numbers them, their PIDs in `number`);
+ *   - any other entry: refused with DUMPTREE_ONLY_RANKS (msprobe 8.1.0's
+ *     check, compare and graph), else listed in *skipped (may be NULL) for
+ *     the caller to name.
+ * An empty directory gives an empty list. 0 or -1 (error recorded). */
+enum { DUMPTREE_ONLY_RANKS = 1, DUMPTREE_MANY_PROCS = 2 };
+int dumptree_rank_dirs(const char *step_dir, unsigned flags, dumptree_list *out, dumptree_list *skipped);
+/* The same with DUMPTREE_ONLY_RANKS (compare, graph), and without
+ * (nan_analyze, anomaly: what is no rank directory is skipped). */
 int dumptree_ranks(const char *step_dir, dumptree_list *out);
-
-/* nan_analyze's reading of a step directory (msprobe's _resolve_input_path,
- * which skips what it does not know): the rank directories by number, and
- * in *skipped (may be NULL) the entries left out -- files, links and any
- * other name than rank, rank<digits> ("rank007" is rank 7) and proc{PID}.
- * Two directories of one rank ("rank" counts as rank 0), proc{PID} beside
- * rank directories, or two proc{PID} are refused. 0 or -1. */
 int dumptree_ranks_loose(const char *step_dir, dumptree_list *out, dumptree_list *skipped);
+
+/* The rule's reading of one name: -1 for "rank" (and *proc 0), the number
+ * of "rank<digits>", the PID of "proc<digits>" (*proc 1); -2 for a name that
+ * is none of them; -3 for digits beyond the integer range. */
+long dumptree_rank_name(const char *name, int *proc);
 
 /* The step directories of a dump root, by number; anything else refused. */
 int dumptree_steps(const char *root, dumptree_list *out);
 
 void dumptree_list_free(dumptree_list *l);
 
-/* The lenient reading of a level that the newest msprobe's data2db does:
- * directories named "step" (ranks == 0) or "rank"/"proc" (ranks == 1)
- * followed by an integer ([+-]?digits, leading zeros allowed: step02 is
- * step 2), sorted by number, then name; for ranks also the bare "rank"
- * (msprobe 8.x's run that is not distributed; number -1). A proc's number
- * is its PID. Other names are left alone; names that start with the prefix
- * but are not such a directory go to *skipped (may be NULL; free with
- * names_free). 0 or -1 (the level cannot be listed). */
+/* data2db's reading of a level: directories named "step" and an integer
+ * ([+-]?digits, leading zeros allowed: step02 is step 2) (ranks == 0), or
+ * the rank directories of the one rule (ranks == 1; several proc{PID}
+ * allowed, their PIDs as numbers, after the ranks), sorted by number, then
+ * name. Other names are left alone; names that start with the prefix but
+ * are not such a directory go to *skipped (may be NULL; free with
+ * names_free). A number beyond the integer range, and whatever the rule
+ * refuses, is an error. 0 or -1. */
 int dumptree_scan(const char *dir, int ranks, dumptree_list *out, char ***skipped, size_t *nskipped);
 
 /* dir/name when it is a regular file (not a link), else NULL; malloc'ed. */

@@ -82,6 +82,11 @@ enum {
     METRICS_ZERO_D_REPEAT = 1,
     /* Use only the portable element-by-element path (tests, benchmarks). */
     METRICS_SCALAR = 2,
+    /* The newest msprobe's rules: both tensors squeezed on loading (a
+     * tensor of one element is 0-d), the shapes compared before the 0-d
+     * case, the relative error in result_type(npu, bench, float32) with
+     * that type's eps (metrics_scan.h). */
+    METRICS_NEWEST = 1u << 16,
 };
 /* Use the vector kernels of one instruction set (model/metrics_kern.h:
  * SIMD_PORTABLE, SIMD_AVX2, ...) instead of the best the CPU runs; for tests
@@ -108,7 +113,9 @@ typedef struct {
  * with an internal error recorded for a tensor of unknown dtype, or
  * ERR_CHANGED naming the file when a tensor file was truncated or rewritten
  * by another process while being read (the data is read under a file_guard
- * on each tensor's mapping). */
+ * on each tensor's mapping), or ERR_MALFORMED naming the file and the zip
+ * entry when a .pt's stored data fails the CRC-32 check left to this pass
+ * (tensor.h's tensor_crc; checked as the bytes are read). */
 int metrics_compare(const tensor *npu, const tensor *bench, unsigned flags, tensor_metrics *out);
 
 /* numpy's a.shape == b.shape: the same number of dimensions, each of the

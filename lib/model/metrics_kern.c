@@ -171,7 +171,7 @@ typedef uint16_t v16h __attribute__((vector_size(32)));
 #define KEPS(xn, yn, en, eb)                                                                                  \
     do {                                                                                                     \
         __mmask16 z_ = _mm512_cmp_ps_mask((__m512)(yn), _mm512_setzero_ps(), _CMP_EQ_OQ);                    \
-        const __m512 e_ = _mm512_set1_ps(0x1p-52f);                                                          \
+        const __m512 e_ = _mm512_set1_ps(eps);                                                               \
         if (en)                                                                                              \
             xn = (v16f)_mm512_mask_add_ps((__m512)(xn), z_, (__m512)(xn), e_);                               \
         if (eb)                                                                                              \

@@ -51,9 +51,10 @@ enum { LD_F32, LD_BF16, LD_F16 };
 /* Elements [0, len) of px and py, len a multiple of KERN_BLOCK, all finite
  * or the sums say otherwise (a non-finite nn or bb: the caller redoes the
  * chunk element by element). t1 / t5: the thresholds as the kernel compares
- * them (metrics_scan.c). */
+ * them (metrics_scan.c); eps: what the rule adds where the bench is 0
+ * (2^-52, or float32's own 2^-23 for the newest msprobe). */
 typedef void metrics_kern_fn(const unsigned char *px, const unsigned char *py, size_t len, float t1, float t5,
-                             chunk_acc *a);
+                             float eps, chunk_acc *a);
 enum { KERN_BLOCK = 16 };
 
 /* The relative-error rule of a kernel: `half`: float16 arithmetic (both

@@ -46,7 +46,7 @@
 #ifndef KEPS
 #define KEPS(xn, yn, en, eb)                                                                                  \
     do {                                                                                                     \
-        VF e_ = (VF)((yn == 0) & 0x25800000);                                                                \
+        VF e_ = (VF)((yn == 0) & epsbits);                                                                   \
         if (en)                                                                                              \
             xn += e_;                                                                                        \
         if (eb)                                                                                              \
@@ -123,8 +123,13 @@ KINLINE VF KN(round_half)(VF x)
 /* The kernel, specialised by the compiler for each operand format and rule
  * (the arguments after a are constants at every call). */
 KINLINE void KN(kern)(const unsigned char *px, const unsigned char *py, size_t len, float t1f, float t5f,
-                      chunk_acc *a, int ldn, int ldb, int half, int en, int eb)
+                      float eps, chunk_acc *a, int ldn, int ldb, int half, int en, int eb)
 {
+    /* eps as its bits, for the generic KEPS's mask */
+    int32_t eps_i;
+    memcpy(&eps_i, &eps, sizeof eps_i);
+    const VI epsbits = (VI){0} + eps_i;
+    (void)epsbits;
     VD dot[NA], nn[NA], bb[NA], dd[NA], ma[NA];
     for (int j = 0; j < NA; j++)
         dot[j] = nn[j] = bb[j] = dd[j] = ma[j] = (VD){0};
@@ -190,9 +195,9 @@ KINLINE void KN(kern)(const unsigned char *px, const unsigned char *py, size_t l
  * strided or byte-swapped views) with each of the 4 rules. */
 #define KDEF(fmt_n, fmt_b, h, e_n, e_b, tag)                                                                    \
     static KATTR void KN(tag)(const unsigned char *px, const unsigned char *py, size_t len, float t1, float t5, \
-                              chunk_acc *a)                                                                     \
+                              float eps, chunk_acc *a)                                                          \
     {                                                                                                           \
-        KN(kern)(px, py, len, t1, t5, a, fmt_n, fmt_b, h, e_n, e_b);                                            \
+        KN(kern)(px, py, len, t1, t5, eps, a, fmt_n, fmt_b, h, e_n, e_b);                                       \
     }
 KDEF(LD_F32, LD_F32, 0, 1, 1, f32_f32)
 KDEF(LD_BF16, LD_BF16, 0, 1, 1, bf16_bf16)

@@ -22,6 +22,7 @@
 #include "base/pool.h"
 #include "model/csum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ static int eps_mode(dtype_id dt)
 {
     return dt == DT_F16 ? EPS_NONE : dt == DT_F32 ? EPS_F32 : EPS_F64;
 }
+
+static void set_thresholds(rel_plan *p);
 
 void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
 {
@@ -61,6 +64,36 @@ void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
         p->eps_b = eps_mode(db);
         p->rtype = dn == DT_F64 || db == DT_F64 ? RT_F64 : dn == DT_F32 || db == DT_F32 ? RT_F32 : RT_F16;
     }
+    set_thresholds(p);
+}
+
+void rel_plan_make_newest(dtype_id dn, dtype_id db, rel_plan *p)
+{
+    dn = metrics_eff_dtype(dn);
+    db = metrics_eff_dtype(db);
+    memset(p, 0, sizeof *p);
+    /* astype(float) of anything but float16/32/64 (a complex tensor keeps
+     * its real part) */
+    int f64 = !(dn == DT_F16 || dn == DT_F32) || !(db == DT_F16 || db == DT_F32);
+    p->rtype = f64 ? RT_F64 : RT_F32;
+    p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
+    set_thresholds(p);
+}
+
+/* np.min_scalar_type() of a float value needs float64 */
+static int needs_f64(double x) { return isfinite(x) && fabs(x) > FLT_MAX; }
+
+void rel_plan_make_newest_0d(double n, double b, rel_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    int f64 = needs_f64(n) || needs_f64(b);
+    p->rtype = f64 ? RT_F64 : RT_F32;
+    p->eps_n = p->eps_b = f64 ? EPS_F64 : EPS_F32_OWN;
+    set_thresholds(p);
+}
+
+static void set_thresholds(rel_plan *p)
+{
     /* numpy compares the relative error with the Python float threshold in
      * the error's own dtype (value-based casting), i.e. with the threshold
      * rounded to that dtype. */
@@ -83,11 +116,14 @@ void rel_plan_make(dtype_id dn, dtype_id db, rel_plan *p)
 
 float round_to_half(float x) { return f16_to_f32(f32_to_f16(x)); }
 
-/* eps (float64 machine epsilon, 2^-52) added in one side's own dtype. */
+/* eps (float64 machine epsilon, 2^-52; float32's, 2^-23, for
+ * EPS_F32_OWN) added in one side's own dtype. */
 static double add_eps(double x, int mode)
 {
     if (mode == EPS_F32)
         return (float)x + 0x1p-52f;
+    if (mode == EPS_F32_OWN)
+        return (float)x + 0x1p-23f;
     if (mode == EPS_F64)
         return x + 0x1p-52;
     return x;
@@ -293,6 +329,70 @@ static float half_bound(double t)
     return (h - 1) & 1 ? mid : nextafterf(mid, INFINITY);
 }
 
+/* The CRC-32 checks a .pt's stored data still owes (tensor.h's
+ * tensor_crc) are folded into the scan: the check follows the kernel by
+ * blocks of CRC_BEHIND bytes, so it finds the bytes the kernel has just
+ * brought from memory in the cache (the kernel, busy computing, hides the
+ * memory's latency; a check running ahead would wait for it instead: a
+ * third of the check's cost), and the data is read from memory once. A
+ * range keeps one run per tensor whose elements lie contiguously in the
+ * checked bytes; metrics_scan checks the runs and reads what they did not
+ * cover (a strided view, the bytes around the view, what an early stop
+ * skipped). */
+enum { CRC_BEHIND = 32 << 10 };
+
+typedef struct {
+    crc_run run;
+    const unsigned char *base;   /* NULL: no check folded in */
+    size_t seen, end;            /* read by the kernel up to `seen`; the range's bytes end at `end` */
+} side_crc;
+
+typedef struct {
+    side_crc n, b;
+} range_crc;
+
+static void crc_begin_side(side_crc *c, const tensor *t, size_t from_el, size_t to_el)
+{
+    long long off = tensor_crc_offset(t);
+    size_t es = dtype_size(t->dtype);
+    c->base = off >= 0 ? t->crc.data : NULL;
+    c->run.from = c->run.to = c->seen = off >= 0 ? (size_t)off + from_el * es : 0;
+    c->end = off >= 0 ? (size_t)off + to_el * es : 0;
+    c->run.crc = 0;
+}
+
+static void crc_begin(range_crc *rc, const tensor *n, const tensor *b, size_t from_el, size_t to_el)
+{
+    crc_begin_side(&rc->n, n, from_el, to_el);
+    crc_begin_side(&rc->b, b, from_el, to_el);
+}
+
+/* The kernel has read the bytes [at, at + len) of the contiguous data c
+ * (NULL: not contiguous): check what it read since the last check once
+ * that makes a block (or the range is done). */
+static inline void crc_behind(side_crc *s, const unsigned char *c, size_t at, size_t len)
+{
+    if (!s->base || !c)
+        return;
+    at += (size_t)(c - s->base);
+    if (at != s->seen)
+        return; /* not in order: crc32_fill reads the rest */
+    s->seen = at + len;
+    if (s->seen - s->run.to < CRC_BEHIND && s->seen != s->end)
+        return;
+    s->run.crc = crc32_update(s->run.crc, s->base + s->run.to, s->seen - s->run.to);
+    s->run.to = s->seen;
+}
+
+/* A chunk of the contiguous data cn / cb at byte offsets sn / sb, ln / lb
+ * long, just read. */
+static inline void crc_feed(range_crc *rc, const unsigned char *cn, const unsigned char *cb, size_t sn, size_t sb,
+                            size_t ln, size_t lb)
+{
+    crc_behind(&rc->n, cn, sn, ln);
+    crc_behind(&rc->b, cb, sb, lb);
+}
+
 static int ld_kind(dtype_id dt) { return dt == DT_F32 ? LD_F32 : dt == DT_BF16 ? LD_BF16 : LD_F16; }
 
 /* Elements [s, s + len) of a float16 / bfloat16 / float32 tensor as
@@ -311,7 +411,7 @@ static const unsigned char *floats_at(const tensor *t, size_t s, size_t len, flo
  * chunk, in place when both tensors are contiguous, else from float32
  * copies; the rest, and chunks holding NaN or inf, go element by element. */
 static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from_el, size_t to_el,
-                      totals *t)
+                      totals *t, range_crc *rc)
 {
     float bufn[CHUNK], bufb[CHUNK];
     const unsigned char *rn = tensor_contiguous_data(n), *rb = tensor_contiguous_data(b);
@@ -319,9 +419,17 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
     kern_rule rule = {.ldn = inplace ? ld_kind(n->dtype) : LD_F32,
                       .ldb = inplace ? ld_kind(b->dtype) : LD_F32,
                       .half = p->rtype == RT_F16,
-                      .en = p->eps_n == EPS_F32,
-                      .eb = p->eps_b == EPS_F32};
+                      .en = p->eps_n == EPS_F32 || p->eps_n == EPS_F32_OWN,
+                      .eb = p->eps_b == EPS_F32 || p->eps_b == EPS_F32_OWN};
     metrics_kern_fn *kern = level < 0 ? NULL : metrics_kern_pick(level, &rule);
+    if (!kern && inplace && level >= 0) {
+        /* no in-place kernel for this rule (the newest msprobe computes
+         * float16 in float32): float32 copies */
+        inplace = 0;
+        rule.ldn = rule.ldb = LD_F32;
+        kern = metrics_kern_pick(level, &rule);
+    }
+    const float eps = p->eps_n == EPS_F32_OWN || p->eps_b == EPS_F32_OWN ? 0x1p-23f : 0x1p-52f;
     const float t1 = rule.half ? half_bound(p->thr1) : (float)p->thr1;
     const float t5 = rule.half ? half_bound(p->thr5) : (float)p->thr5;
     size_t en = dtype_size(n->dtype), eb = dtype_size(b->dtype);
@@ -334,11 +442,11 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
         memset(&a, 0, sizeof a);
         if (vec) {
             if (inplace) {
-                kern(rn + en * s, rb + eb * s, vec, t1, t5, &a);
+                kern(rn + en * s, rb + eb * s, vec, t1, t5, eps, &a);
             } else {
                 px = floats_at(n, s, len, bufn);
                 py = floats_at(b, s, len, bufb);
-                kern(px, py, vec, t1, t5, &a);
+                kern(px, py, vec, t1, t5, eps, &a);
             }
             if (!isfinite(a.nn) || !isfinite(a.bb)) {
                 memset(&a, 0, sizeof a);
@@ -355,14 +463,18 @@ static int scan_float(const tensor *n, const tensor *b, const rel_plan *p, int l
                     return 1;
         }
         merge(t, &a);
+        crc_feed(rc, rn, rb, s * en, s * eb, len * en, len * eb);
     }
     return 0;
 }
 
 /* Everything else, in double (integers, float64, complex real parts). */
-static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, size_t from_el, size_t to_el, totals *t)
+static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, size_t from_el, size_t to_el, totals *t,
+                       range_crc *rc)
 {
     double xr[CHUNK], y[CHUNK], xc[2 * CHUNK];
+    const unsigned char *rn = tensor_contiguous_data(n), *rb = tensor_contiguous_data(b);
+    size_t en = dtype_size(n->dtype), eb = dtype_size(b->dtype);
     for (size_t s = from_el; s < to_el; s += CHUNK) {
         size_t len = to_el - s < CHUNK ? to_el - s : CHUNK;
         if (p->complex_n)
@@ -382,16 +494,18 @@ static int scan_double(const tensor *n, const tensor *b, const rel_plan *p, size
                     return 1;
         }
         merge(t, &a);
+        crc_feed(rc, rn, rb, s * en, s * eb, len * en, len * eb);
     }
     return 0;
 }
 
 static int scan_range(const tensor *n, const tensor *b, const rel_plan *p, int level, size_t from, size_t to,
-                      totals *t)
+                      totals *t, range_crc *rc)
 {
     memset(t, 0, sizeof *t);
-    return is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, level, from, to, t)
-                                                              : scan_double(n, b, p, from, to, t);
+    crc_begin(rc, n, b, from, to);
+    return is_f16_or_f32(n->dtype) && is_f16_or_f32(b->dtype) ? scan_float(n, b, p, level, from, to, t, rc)
+                                                              : scan_double(n, b, p, from, to, t, rc);
 }
 
 /* A big tensor is scanned in pieces of PIECE elements, on several threads
@@ -407,6 +521,7 @@ typedef struct {
     const rel_plan *p;
     int level;
     totals *part;
+    range_crc *crc;
     unsigned char *mismatch;
 } piece_job;
 
@@ -417,7 +532,7 @@ static void scan_piece(void *arg, size_t i)
     file_guard gn, gb;
     file_guard_begin(&gn, &j->n->map);
     file_guard_begin(&gb, &j->b->map);
-    j->mismatch[i] = (unsigned char)scan_range(j->n, j->b, j->p, j->level, from, to, &j->part[i]);
+    j->mismatch[i] = (unsigned char)scan_range(j->n, j->b, j->p, j->level, from, to, &j->part[i], &j->crc[i]);
     file_guard_end(&gb);
     file_guard_end(&gn);
 }
@@ -437,16 +552,39 @@ static void add_totals(totals *t, const totals *a)
     t->below5 += a->below5;
 }
 
+/* The checks of n and b from the runs of the ranges (tensor.h). */
+static int crc_finish(const tensor *n, const tensor *b, const range_crc *rc, size_t count)
+{
+    crc_run one[1] = {{0, 0, 0}}, *runs = count > 1 ? xmalloc_array(count, sizeof *runs) : one;
+    size_t k = 0;
+    for (size_t i = 0; i < count; i++)
+        if (rc[i].n.base)
+            runs[k++] = rc[i].n.run;
+    int bad = tensor_crc_check(n, NULL, runs, k) != 0;
+    k = 0;
+    for (size_t i = 0; i < count && !bad; i++)
+        if (rc[i].b.base)
+            runs[k++] = rc[i].b.run;
+    bad = bad || tensor_crc_check(b, NULL, runs, k) != 0;
+    if (runs != one)
+        free(runs);
+    return bad ? -1 : 0;
+}
+
 int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level, int threads, scan_totals *out)
 {
     totals t;
     int rc;
     if (n->numel <= PIECE) {
-        rc = scan_range(n, b, p, level, 0, n->numel, &t);
+        range_crc crc;
+        rc = scan_range(n, b, p, level, 0, n->numel, &t, &crc);
+        if (crc_finish(n, b, &crc, 1) != 0)
+            return -1;
     } else {
         size_t pieces = (n->numel + PIECE - 1) / PIECE;
         piece_job j = {.n = n, .b = b, .p = p, .level = level};
         j.part = xcalloc(pieces, sizeof *j.part);
+        j.crc = xcalloc(pieces, sizeof *j.crc);
         j.mismatch = xcalloc(pieces, 1);
         pool_for(pieces, threads, scan_piece, &j);
         memset(&t, 0, sizeof t);
@@ -455,8 +593,12 @@ int metrics_scan(const tensor *n, const tensor *b, const rel_plan *p, int level,
             rc |= j.mismatch[i];
             add_totals(&t, &j.part[i]);
         }
+        int crc_bad = crc_finish(n, b, j.crc, pieces);
         free(j.part);
+        free(j.crc);
         free(j.mismatch);
+        if (crc_bad)
+            return -1;
     }
     out->dot = csum_get(&t.dot);
     out->nn = csum_get(&t.nn);

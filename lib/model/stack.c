@@ -93,13 +93,13 @@ const stack_info *stack_find(const stack_map *s, const char *name)
     return &s->stacks[*id];
 }
 
-const stack_info *stack_get(stack_map *s, const char *name, int *bad)
+const stack_info *stack_get(const stack_map *s, const char *name, int *bad)
 {
     *bad = 0;
     size_t *id = strmap_get(&s->by_name, name, strlen(name));
     if (!id)
         return NULL;
-    stack_info *si = &s->stacks[*id];
+    const stack_info *si = &s->stacks[*id];
     const jval *v = si->value;
     if (v->type == J_NULL)
         return NULL;
@@ -126,6 +126,7 @@ const char *stack_repr(stack_info *si)
     if (!si->repr) {
         strbuf sb = STRBUF_INIT;
         py_str_json(&sb, si->value);
+        si->repr_len = sb.len;
         si->repr = sb_detach(&sb);
     }
     return si->repr;

@@ -17,6 +17,7 @@
 typedef struct {
     const jval *value;   /* the stack: normally a list of strings */
     char *repr;          /* lazily rendered str(value) */
+    size_t repr_len;
 } stack_info;
 
 typedef struct {
@@ -35,7 +36,7 @@ void stack_free(stack_map *s);
 /* The stack of an entry, or NULL (absent or JSON null). Checks it like
  * msprobe: a list whose strings pass the formula-injection blacklist;
  * on failure records an error and sets *bad. */
-const stack_info *stack_get(stack_map *s, const char *name, int *bad);
+const stack_info *stack_get(const stack_map *s, const char *name, int *bad);
 /* The stack of an entry without checks, or NULL. */
 const stack_info *stack_find(const stack_map *s, const char *name);
 /* str() of a stack list, e.g. "['File a.py, line 5, in f, \\n x = g()']". */

@@ -97,10 +97,16 @@ static void csv_text(strbuf *sb, const char *s, size_t n)
     sb_grow(sb, 2 * n + 3);
     char *o = sb->buf + sb->len;
     *o++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
+    /* long texts (a stack) are copied in spans between quotes */
+    while (n) {
+        const char *q = memchr(s, '"', n);
+        size_t k = q ? (size_t)(q - s) + 1 : n;
+        memcpy(o, s, k);
+        o += k;
+        if (q)
             *o++ = '"';
-        *o++ = s[i];
+        s += k;
+        n -= k;
     }
     *o++ = '"';
     sb->len = (size_t)(o - sb->buf);
@@ -127,6 +133,26 @@ static void csv_num(strbuf *sb, double x)
     csv_add(sb, buf, n);
 }
 
+/* Python's repr() of a float, by its bits. */
+static _Thread_local memo repr_memo;
+
+static void csv_pynum(strbuf *sb, const cell *x)
+{
+    if (x->str) {
+        csv_text(sb, x->str, x->len);
+        return;
+    }
+    const memo_slot *hit = memo_get(&repr_memo, &x->num, sizeof x->num);
+    if (hit) {
+        csv_add(sb, hit->value, hit->value_len);
+        return;
+    }
+    char buf[NUMFMT_BUFSZ];
+    size_t n = fmt_pyrepr(x->num, buf);
+    memo_put(&repr_memo, &x->num, sizeof x->num, buf, n);
+    csv_add(sb, buf, n);
+}
+
 void csv_append_row(strbuf *sb, const cell *cells, int ncols)
 {
     for (int c = 0; c < ncols; c++) {
@@ -134,6 +160,8 @@ void csv_append_row(strbuf *sb, const cell *cells, int ncols)
             sb_addc(sb, ',');
         if (cells[c].kind == CELL_NUM)
             csv_num(sb, cells[c].num);
+        else if (cells[c].kind == CELL_PYNUM)
+            csv_pynum(sb, &cells[c]);
         else if (cells[c].kind == CELL_STR)
             csv_text(sb, cells[c].str, cells[c].len);
         else if (cells[c].kind == CELL_BOOL)
@@ -238,9 +266,9 @@ static int xlsx_row(table_writer *t, const cell *cells, int fill)
     for (int c = 0; c < t->ncols; c++) {
         const cell *x = &cells[c];
         lxw_error e = LXW_NO_ERROR;
-        if (x->kind == CELL_NUM && isfinite(x->num)) {
+        if ((x->kind == CELL_NUM || x->kind == CELL_PYNUM) && isfinite(x->num)) {
             e = worksheet_write_number(t->ws, r, (lxw_col_t)c, x->num, fmt);
-        } else if (x->kind == CELL_NUM) {
+        } else if (x->kind == CELL_NUM || x->kind == CELL_PYNUM) {
             const char *s = isnan(x->num) ? "nan" : x->num > 0 ? "inf" : "-inf";
             e = worksheet_write_string(t->ws, r, (lxw_col_t)c, s, fmt);
         } else if (x->kind == CELL_BOOL) {

@@ -18,8 +18,11 @@
 #include "base/outdir.h"
 #include "base/strbuf.h"
 
-/* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools. */
-enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR, CELL_BOOL };
+/* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools.
+ * CELL_PYNUM: a number written to csv as Python writes it -- repr() of the
+ * float, or the text `str` when given (an int's digits) -- rather than
+ * with %.16g; in xlsx a number like CELL_NUM. */
+enum cell_kind { CELL_EMPTY, CELL_NUM, CELL_STR, CELL_BOOL, CELL_PYNUM };
 
 typedef struct {
     unsigned char kind;   /* cell_kind */
@@ -91,5 +94,6 @@ int table_append_csv(table_writer *t, const char *text, size_t n);
 static inline cell cell_str(const char *s, size_t n) { cell c = {CELL_STR, 0, s, n}; return c; }
 static inline cell cell_num(double x) { cell c = {CELL_NUM, x, 0, 0}; return c; }
 static inline cell cell_bool(int b) { cell c = {CELL_BOOL, b ? 1 : 0, 0, 0}; return c; }
+static inline cell cell_pynum(double x, const char *text, size_t n) { cell c = {CELL_PYNUM, x, text, n}; return c; }
 
 #endif

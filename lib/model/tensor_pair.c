@@ -8,8 +8,7 @@
 
 /* Kinds of repeated warnings (log_warn_as): a few are shown, the rest
  * counted. */
-static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable",
-                  NOT_COMPARED[] = "tensor pairs not compared";
+static const char MISSING[] = "tensor files missing", UNREADABLE[] = "tensor files unreadable";
 
 void tensor_metrics_unsupported(tensor_metrics *m)
 {
@@ -44,7 +43,9 @@ int tensor_pair_compare(const char *npu_dir, const char *npu_name, const char *b
     int rc = metrics_compare(&tn, &tb, flags, m);
     tensor_free(&tn);
     tensor_free(&tb);
+    /* a failure while reading the elements (a CRC-32 that does not hold)
+     * is one more unreadable file */
     if (rc != 0)
-        return not_compared(NOT_COMPARED, m);
+        return not_compared(UNREADABLE, m);
     return TENSOR_PAIR_COMPARED;
 }

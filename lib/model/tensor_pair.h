@@ -3,12 +3,14 @@
  * dump_tensor_data directories (mapped, or read when small), streamed once
  * through metrics_compare() and released.
  *
- * A file that cannot be read is a row msprobe reports ("not found or read
- * failed"), not an error: it is warned about (a few times, then counted:
- * "tensor files missing", "tensor files unreadable", "tensor pairs not
- * compared") and the pair is not compared. Only a fatal cause
- * (err_is_fatal(): a file that changed while read, an input over a limit)
- * fails the pair. Thread-safe: one call per thread at a time. */
+ * One bad file is one bad row, whatever is wrong with it -- missing,
+ * malformed, holding a list, over a limit (2^48 elements, a pickle nested
+ * a million deep, a zip bomb), failing its CRC-32 -- as msprobe reports
+ * "not found or read failed" and goes on: it is warned about (a few times,
+ * then counted: "tensor files missing", "tensor files unreadable") and the
+ * pair is not compared. Only a fatal cause (err_is_fatal(): a file that
+ * changed while read) fails the pair. Thread-safe: one call per thread at
+ * a time. */
 #ifndef MSP_TENSOR_PAIR_H
 #define MSP_TENSOR_PAIR_H
 

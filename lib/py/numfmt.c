@@ -419,3 +419,33 @@ size_t fmt_pyrepr(double x, char *buf)
     split17(n <= 17 ? c * POW10_U64[17 - n] : c / 10, j + n - 1, &dg);
     return (size_t)(p - buf) + layout(p, &dg, 1);
 }
+
+/* x * 10^n exactly is y + e (y the rounded product, e its error, found by
+ * fma); its nearest integer is y's unless y lies exactly half way between
+ * two integers, where the sign of e decides, and a tie (e == 0) goes to
+ * the even one, as nearbyint() already chose. Dividing that integer by
+ * 10^n (both exact) is one correctly rounded operation: the double nearest
+ * to the decimal, as Python's strtod of dtoa's digits gives. Beyond 2^52
+ * the integer is not exact: there glibc's exact %.*f does it. */
+double py_round(double x, int ndigits)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
+                                 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+    if (!isfinite(x) || ndigits < 0 || ndigits > 17)
+        return x;
+    double p = p10[ndigits], y = x * p;
+    if (fabs(y) < 4503599627370496.0) {   /* 2^52 */
+        double e = fma(x, p, -y), r = nearbyint(y), a = y - r;
+        /* a == +-0.5 with e of the other sign: the exact value is nearer
+         * to r, which nearbyint() chose */
+        if (a == 0.5 && e > 0)
+            r += 1;
+        else if (a == -0.5 && e < 0)
+            r -= 1;
+        double q = r / p;
+        return q == 0 ? copysign(0.0, x) : q;
+    }
+    char buf[400];
+    snprintf(buf, sizeof buf, "%.*f", ndigits, x);
+    return strtod(buf, NULL);
+}

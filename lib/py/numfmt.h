@@ -37,6 +37,13 @@ size_t fmt_pyrepr(double x, char *buf);
  * For roundings that start from the shortest digits (graph's %.6f). */
 int fmt_shortest(double x, uint64_t *digits, int *exp10);
 
+/* Python's round(x, ndigits) of a float (0 <= ndigits <= 17): the value
+ * of x rounded to ndigits decimals, ties to even on x's exact binary value,
+ * read back correctly rounded -- what CPython computes through dtoa.
+ * Megatron's checker rounds every TensorBoard value with round(v, 5). NaN
+ * and infinities come back as they are. */
+double py_round(double x, int ndigits);
+
 /* s[0..n) is a JSON number (-?int(.frac)?([eE][+-]?digits)?), not
  * NUL-terminated.  Returns exactly what strtod() returns for that text:
  * correctly rounded, +-inf on overflow, +-0 or a denormal on underflow. */

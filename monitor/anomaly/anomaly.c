@@ -6,7 +6,10 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/strbuf.h"
+#include "base/strmap.h"
+#include "model/dumptree.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,47 +37,14 @@ int anomaly_stage(const char *tag, size_t n)
 
 /* ---- loading -------------------------------------------------------------- */
 
-typedef struct {
-    char *name;
-    long number;     /* rank{N}: N; else -1 */
-} subdir;
-
-static int by_rank_then_name(const void *a, const void *b)
+/* A record's fields by name into field[]: 0, or 1 with an unknown one
+ * named in buf. */
+static int fields(const jval *rec, const jval *field[AF_COUNT], const char **why, char *buf, size_t cap)
 {
-    const subdir *x = a, *y = b;
-    if ((x->number >= 0) != (y->number >= 0))
-        return x->number >= 0 ? -1 : 1;
-    if (x->number != y->number)
-        return x->number < y->number ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static long rank_number(const char *name)
-{
-    if (strncmp(name, "rank", 4) != 0 || !name[4] || strlen(name) > 12)
-        return -1;
-    long v = 0;
-    for (const char *p = name + 4; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
-}
-
-/* A record as GradAnomalyData(**values) takes it: 0, or 1 with the reason
- * msprobe would refuse it in *why. */
-static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_t cap)
-{
-    memset(a, 0, sizeof *a);
-    if (rec->type != J_OBJECT) {
-        *why = "is not an object";
-        return 1;
-    }
-    long long *num[6] = {&a->rank, &a->step, &a->micro_step, &a->pp_stage, &a->vpp_stage, &a->call_id};
+    for (int f = 0; f < AF_COUNT; f++)
+        field[f] = NULL;
     for (uint32_t i = 0; i < rec->len; i++) {
         const jmember *m = &rec->u.members[i];
-        const jval *v = json_member_value(rec, i);
         int f = 0;
         while (f < AF_COUNT && !json_key_is(m, anomaly_fields[f]))
             f++;
@@ -83,26 +53,53 @@ static int build(const jval *rec, anomaly *a, const char **why, char *buf, size_
             *why = buf;
             return 1;
         }
-        a->field[f] = v;
+        field[f] = json_member_value(rec, i);
     }
+    return 0;
+}
+
+/* A record as GradAnomalyData(**values) takes it: 0, or 1 with the reason
+ * msprobe would refuse it in *why, or 2 when a number is beyond what any
+ * step or rank can be (an error: never taken as another number). The tag
+ * points into the record's text, or into `keep` when it had escapes. */
+static int build(const jval *rec, const char *text, size_t text_len, arena *keep, anomaly *a, const char **why,
+                 char *buf, size_t cap)
+{
+    memset(a, 0, sizeof *a);
+    if (rec->type != J_OBJECT) {
+        *why = "is not an object";
+        return 1;
+    }
+    const jval *field[AF_COUNT];
+    if (fields(rec, field, why, buf, cap))
+        return 1;
+    long long *num[6] = {&a->rank, &a->step, &a->micro_step, &a->pp_stage, &a->vpp_stage, &a->call_id};
     for (int f = 0; f < 6; f++) {
-        const jval *v = a->field[f];
+        const jval *v = field[f];
         if (!v)
             continue;   /* the default, 0 */
-        if (v->type != J_NUMBER || !v->is_int || v->len > 18) {
+        if (v->type != J_NUMBER || !v->is_int) {
             snprintf(buf, cap, "has a '%s' that is not an integer", anomaly_fields[f]);
             *why = buf;
             return 1;
         }
+        errno = 0;
         *num[f] = strtoll(v->text, NULL, 10);
+        if (errno == ERANGE) {
+            snprintf(buf, cap, "has a '%s' of %.*s, beyond the integer range", anomaly_fields[f],
+                     (int)(v->len > 40 ? 40 : v->len), v->text);
+            *why = buf;
+            return 2;
+        }
     }
-    const jval *tag = a->field[AF_TAG_NAME];
+    const jval *tag = field[AF_TAG_NAME];
     if (!tag || tag->type != J_STRING) {
         /* msprobe's sort would fail on it (None.split) */
         *why = "has no tag_name string";
         return 1;
     }
-    a->tag = tag->u.str;
+    int in_text = tag->u.str >= text && tag->u.str + tag->len <= text + text_len;
+    a->tag = in_text ? tag->u.str : arena_strndup(keep, tag->u.str, tag->len);
     a->tag_len = tag->len;
     a->stage = anomaly_stage(a->tag, a->tag_len);
     return 0;
@@ -113,28 +110,121 @@ typedef struct {
     size_t n, cap;
 } texts;
 
+/* One member of the file: its key and its (last) value's bytes. */
+typedef struct {
+    const char *key;
+    size_t keylen, at, len;
+} member_span;
+
+typedef struct {
+    const char *text;
+    size_t size;
+    arena *keys;            /* keys that had escapes */
+    strmap seen;            /* key -> its place in v */
+    member_span *v;
+    size_t n, cap;
+} members;
+
+/* A member of the file: its key and its value's bytes; a repeated key
+ * keeps its first place and takes the later value. */
+static int record_span(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
+{
+    members *mb = ctx;
+    (void)scratch;
+    if (!(key >= mb->text && key + keylen <= mb->text + mb->size))
+        key = arena_strndup(mb->keys, key, keylen);
+    jp_peek(jp);   /* to the value's first byte */
+    size_t at = (size_t)(jp->p - mb->text);
+    if (jp_skip(jp) != 0)
+        return -1;
+    size_t len = (size_t)(jp->p - mb->text) - at;
+    int added;
+    size_t *slot = strmap_put(&mb->seen, key, keylen, mb->n, &added);
+    if (added) {
+        GROW(mb->v, mb->cap, mb->n + 1);
+        mb->v[mb->n++] = (member_span){key, keylen, at, len};
+    } else {
+        mb->v[*slot].at = at;
+        mb->v[*slot].len = len;
+    }
+    return 0;
+}
+
+/* The records of one anomaly.json. The file is walked once for its
+ * members (a repeated key keeps its first place and takes the later
+ * value, as json.load's dict does), then each member's value is parsed on
+ * its own into a scratch arena, built and dropped. */
 static int load_file(const char *path, anomaly_list *out)
 {
     texts *t = out->data;
     GROW(t->v, t->cap, t->n + 1);
-    jval doc;
-    int rc = json_load_file(path, 0, &t->v[t->n], &out->a, &doc, "is not a JSON object of anomaly records");
+    mapped_file *m = &t->v[t->n];
+    uint32_t file = (uint32_t)t->n;
+    int rc = file_load(path, 0, m);
     t->n++;   /* released with the list, read or not */
-    for (uint32_t i = 0; rc == 0 && i < doc.len; i++) {
+    if (rc != 0)
+        return -1;
+    const char *text = m->data ? (const char *)m->data : "";
+    jparser jp;
+    jp_init(&jp, path, text, m->size);
+    arena scratch, keys;
+    arena_init(&scratch, 1 << 16);
+    arena_init(&keys, 1 << 16);
+    members mb = {.text = text, .size = m->size, .keys = &keys};
+    strmap_init(&mb.seen, 1024);
+    /* an empty file is malformed JSON to json.load, as it always was here */
+    rc = jp_peek(&jp) < 0 ? jp_skip(&jp)
+                          : json_walk_object(&jp, path, "is not a JSON object of anomaly records", &scratch,
+                                             record_span, &mb);
+    jp_free(&jp);
+    strmap_free(&mb.seen);
+    member_span *mv = mb.v;
+    size_t nm = mb.n;
+    for (size_t i = 0; i < nm && rc == 0; i++) {
+        jparser one;
+        jp_init(&one, path, text + mv[i].at, mv[i].len);
+        jval rec;
+        rc = jp_value(&one, &scratch, &rec);
+        jp_free(&one);
         anomaly a;
         const char *why;
         char buf[128];
-        const jval *rec = json_member_value(&doc, i);
-        if (build(rec, &a, &why, buf, sizeof buf)) {
-            const jmember *mem = &doc.u.members[i];
-            log_warn_as("anomaly records skipped", "%s: record '%.*s' %s; skipped, as msprobe does", path,
-                        (int)(mem->keylen > 120 ? 120 : mem->keylen), mem->key, why);
+        int refused = rc == 0 ? build(&rec, text, m->size, &out->a, &a, &why, buf, sizeof buf) : 0;
+        arena_reset(&scratch);
+        int kl = (int)(mv[i].keylen > 120 ? 120 : mv[i].keylen);
+        if (refused == 2) {
+            rc = err_input(path, "record '%.*s' %s", kl, mv[i].key, why);
+        } else if (refused) {
+            log_warn_as("anomaly records skipped", "%s: record '%.*s' %s; skipped, as msprobe does", path, kl,
+                        mv[i].key, why);
             out->skipped++;
-            continue;
+        } else if (rc == 0) {
+            a.file = file;
+            a.at = mv[i].at;
+            a.len = mv[i].len;
+            GROW(out->v, out->cap, out->n + 1);
+            out->v[out->n++] = a;
         }
-        GROW(out->v, out->cap, out->n + 1);
-        out->v[out->n++] = a;
     }
+    free(mv);
+    arena_free(&scratch);
+    arena_free(&keys);
+    return rc;
+}
+
+int anomaly_fields_of(const anomaly_list *l, const anomaly *r, arena *a, const jval *field[AF_COUNT])
+{
+    const texts *t = l->data;
+    const mapped_file *m = &t->v[r->file];
+    jparser jp;
+    jp_init(&jp, m->path, m->data + r->at, r->len);
+    jval rec;
+    int rc = jp_value(&jp, a, &rec);
+    jp_free(&jp);
+    const char *why;
+    char buf[128];
+    if (rc == 0 && (rec.type != J_OBJECT || fields(&rec, field, &why, buf, sizeof buf)))
+        rc = err_internal(m->path, "an anomaly record changed between two readings");
     return rc;
 }
 
@@ -145,23 +235,21 @@ int anomaly_load(const char *dir, anomaly_list *out)
     out->data = xcalloc(1, sizeof(texts));
     if (path_require(dir, 1) != 0)
         return -1;
-    char **names;
-    long n = dir_list(dir, &names);
-    if (n < 0)
+    /* the rank directories every analyzer reads (model/dumptree's rule):
+     * rank0 and rank00 are two dumps of rank 0, refused, not read twice */
+    dumptree_list ranks, skipped;
+    if (dumptree_ranks_loose(dir, &ranks, &skipped) != 0)
         return -1;
-    subdir *subs = xcalloc(n ? (size_t)n : 1, sizeof *subs);
-    size_t ns = 0;
-    for (long i = 0; i < n; i++) {
-        char *p = path_join(dir, names[i]);
-        if (path_kind(p) == PATH_DIR)
-            subs[ns++] = (subdir){names[i], rank_number(names[i])};
-        free(p);
+    for (size_t i = 0; i < skipped.n; i++) {
+        char *json = dumptree_file(skipped.v[i].path, "anomaly.json");
+        if (json)
+            log_warn_as("directories skipped", "%s: '%s' is not a rank directory (rank<N>): its anomaly.json is "
+                        "skipped", dir, skipped.v[i].name);
+        free(json);
     }
-    qsort(subs, ns, sizeof *subs, by_rank_then_name);
     int rc = 0;
-    for (size_t i = 0; i < ns && rc == 0; i++) {
-        char *sub = path_join(dir, subs[i].name);
-        char *json = path_join(sub, "anomaly.json");
+    for (size_t i = 0; i < ranks.n && rc == 0; i++) {
+        char *json = path_join(ranks.v[i].path, "anomaly.json");
         enum path_kind k = path_kind(json);
         if (k == PATH_FILE) {
             out->files++;
@@ -170,10 +258,9 @@ int anomaly_load(const char *dir, anomaly_list *out)
             rc = path_require(json, 0);
         }
         free(json);
-        free(sub);
     }
-    free(subs);
-    names_free(names, n);
+    dumptree_list_free(&ranks);
+    dumptree_list_free(&skipped);
     return rc;
 }
 

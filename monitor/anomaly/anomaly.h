@@ -10,6 +10,7 @@
 #include "base/value.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Training stages of a tag's last field (MonitorConst.TRAIN_STAGE). */
 enum { STAGE_OTHER = -1, STAGE_FORWARD = 0, STAGE_BACKWARD = 1, STAGE_OPTIMIZER = 2 };
@@ -20,29 +21,42 @@ enum { AF_RANK, AF_STEP, AF_MICRO_STEP, AF_PP_STAGE, AF_VPP_STAGE, AF_CALL_ID, A
        AF_GROUP_MATES, AF_COUNT };
 extern const char *const anomaly_fields[AF_COUNT];
 
+/* A record: what ranking needs, and where its JSON text is (its other
+ * fields, message and group_mates, are read again from there for the few
+ * records written out: the records of a monitor run can be a hundred MB,
+ * and a parsed tree takes several times its text). */
 typedef struct {
     long long rank, step, micro_step, pp_stage, vpp_stage, call_id;
     const char *tag;            /* tag_name */
     size_t tag_len;
     int stage;
-    const jval *field[AF_COUNT];   /* as loaded; NULL: msprobe's default */
+    uint32_t file;              /* the text it is in (anomaly_list.data) */
+    size_t at, len;             /* its value's bytes there */
 } anomaly;
 
 typedef struct {
     anomaly *v;
     size_t n, cap;
-    arena a;                    /* the parsed files */
-    void *data;                 /* their texts (strings point into them) */
+    arena a;                    /* tag names that had escapes */
+    void *data;                 /* the files' texts */
     size_t files, skipped;
 } anomaly_list;
 
-/* Every directory of `dir` (rank{N} by number, then the others by name)
- * holding anomaly.json: its records in file order. A record msprobe cannot
- * build (an unknown field, a field of the wrong type) is skipped with a
- * warning, as msprobe does; a file that is no JSON object is an error.
+/* The rank directories of `dir` (model/dumptree's rule of every analyzer:
+ * rank{N} by number; two directories of one rank are refused, any other
+ * directory skipped with a warning) holding anomaly.json: their records in
+ * the order Python's json.load gives them (a repeated key keeps its first
+ * place and its last value). A record msprobe cannot build (an unknown
+ * field, a field of the wrong type) is skipped with a warning, as msprobe
+ * does; a file that is no JSON object, or a number beyond the integer
+ * range, is an error. Memory: the files' texts and ~100 bytes a record.
  * 0 or -1. */
 int anomaly_load(const char *dir, anomaly_list *out);
 void anomaly_list_free(anomaly_list *l);
+
+/* A record's fields (NULL: absent, msprobe's default), parsed again from
+ * its text into `a` (the caller resets it). 0 or -1. */
+int anomaly_fields_of(const anomaly_list *l, const anomaly *r, arena *a, const jval *field[AF_COUNT]);
 
 /* GradAnomalyData.__lt__ and its __eq__ (rank, step, micro_step, pp_stage,
  * vpp_stage, call_id). */

@@ -200,10 +200,9 @@ static int on_row(void *ctx, const mcsv_row *row)
         return err_input(c->f->path, "line %zu: step %lld is outside the steps %lld-%lld of the file's name",
                          row->line, row->step, c->f->start, c->f->end);
     if (row->series == out->nseries) {
+        /* its name is already in out->names (mcsv_reader.names) */
         GROW(out->series, out->series_cap, out->nseries + 1);
-        mcsv_series s = *row->s;
-        s.name = arena_strndup(&out->names, s.name, s.name_len);
-        out->series[out->nseries++] = s;
+        out->series[out->nseries++] = *row->s;
     }
     if (!conv_step_wanted(c->p, row->step))
         return 0;
@@ -238,7 +237,7 @@ int conv_read_file(const conv_opts *o, const conv_plan *p, const monitor_file *f
         return -1;
     *bytes = m.size;
     read_ctx c = {p, f, out, 0};
-    mcsv_reader r = {wanted, nwanted, on_header, on_row, &c};
+    mcsv_reader r = {wanted, nwanted, on_header, on_row, &c, &out->names};
     file_guard g;
     file_guard_begin(&g, &m);
     int rc = mcsv_read(f->path, m.data ? (const void *)m.data : "", m.size, &r);

@@ -52,6 +52,12 @@ static const char CSV2DB_TABLES[] =
 
 /* Rows per transaction. */
 enum { TX_ROWS = 1 << 21, CACHED_TABLES = 16 };
+/* A file of more rows than this is not prepared on its reading thread (a
+ * table row as SQLite reads it is 16 bytes a column, twice what the rows
+ * themselves take, and a slot keeps its buffer): the writing thread fills
+ * the insert batches from the rows itself, so memory follows the csv, not
+ * twice and a half of it. */
+enum { PREPARE_MAX_ROWS = 1 << 16 };
 
 typedef struct {
     long long part;      /* partition number: step / P */
@@ -85,7 +91,7 @@ typedef struct {
 
 static int read_headers(const conv_opts *o, const conv_plan *p, db_run *d, unsigned char *skip)
 {
-    mcsv_reader r = {DB_OPS, NDB_OPS, NULL, NULL, NULL};
+    mcsv_reader r = {DB_OPS, NDB_OPS, NULL, NULL, NULL, NULL};
     size_t k = 0;
     for (size_t t = 0; t < p->ntasks; t++)
         for (size_t f = 0; f < p->tasks[t].nfiles; f++, k++) {
@@ -263,6 +269,10 @@ static int prepare(void *ctx, const conv_task *t, const conv_rows *rows, conv_bu
                 col[i] = (int)k;
     }
     size_t nv = rows->h.nfile_ops, bytes = rows->nrows * (size_t)ncols * sizeof(sqlw_value);
+    if (rows->nrows > PREPARE_MAX_ROWS) {
+        out->len = 0;   /* consume fills the batches from the rows */
+        return 0;
+    }
     sqlw_value *v = conv_buffer_room(out, bytes);
     memset(v, 0, bytes);
     for (size_t r = 0; r < rows->nrows; r++, v += ncols) {
@@ -276,6 +286,52 @@ static int prepare(void *ctx, const conv_task *t, const conv_rows *rows, conv_bu
     }
     out->len = bytes;
     return 0;
+}
+
+/* One transaction per batch of rows. */
+static int count_rows(db_run *d, size_t n)
+{
+    d->rows += n;
+    d->tx_rows += n;
+    if (d->tx_rows >= TX_ROWS) {
+        d->tx_rows = 0;
+        return sqlw_commit_begin(&d->db);
+    }
+    return 0;
+}
+
+/* A file too big to be prepared: its rows into the batches one by one. */
+static int consume_rows(db_run *d, const conv_task *t, const conv_rows *rows)
+{
+    int type = t->type, col[NDB_OPS];
+    for (int i = 0; i < d->nstats[type]; i++) {
+        col[i] = -1;
+        for (size_t k = 0; k < rows->h.nfile_ops; k++)
+            if ((int)rows->h.file_ops[k] == d->stats[type][i])
+                col[i] = (int)k;
+    }
+    size_t nv = rows->h.nfile_ops;
+    sqlw_batch *batch = NULL;
+    long long part = 0;
+    for (size_t r = 0; r < rows->nrows; r++) {
+        long long p = rows->row_step[r] / d->P;
+        if (!batch || p != part) {
+            part = p;
+            if (!(batch = table_batch(d, type, part)))
+                return -1;
+        }
+        sqlw_value *v = sqlw_batch_row(batch);
+        sqlw_set_int(&v[0], t->run->rank);
+        sqlw_set_int(&v[1], rows->row_step[r]);
+        sqlw_set_int(&v[2], (int64_t)d->series_target[rows->row_series[r]]);
+        const double *x = rows->values + r * nv;
+        for (int i = 0; i < d->nstats[type]; i++)
+            if (col[i] >= 0)
+                sqlw_set_double(&v[3 + i], x[col[i]]);
+        if (sqlw_batch_end_row(batch) != 0)
+            return -1;
+    }
+    return count_rows(d, rows->nrows);
 }
 
 static int consume(void *ctx, const conv_task *t, const conv_rows *rows, conv_buffer *in, int skipped,
@@ -299,8 +355,10 @@ static int consume(void *ctx, const conv_task *t, const conv_rows *rows, conv_bu
         d->series_target[s] = (size_t)id;
     }
     int type = t->type, ncols = 3 + d->nstats[type];
-    sqlw_value *v = in->data;
     size_t n = rows->nrows;
+    if (n && !in->len)
+        return consume_rows(d, t, rows);
+    sqlw_value *v = in->data;
     for (size_t r = 0; r < n; r++)
         v[r * (size_t)ncols + 2].u.i = (int64_t)d->series_target[v[r * (size_t)ncols + 2].u.i];
     /* the rows of one partition go in one piece */
@@ -314,14 +372,7 @@ static int consume(void *ctx, const conv_task *t, const conv_rows *rows, conv_bu
             return -1;
         a = b;
     }
-    d->rows += n;
-    d->tx_rows += n;
-    /* one transaction per batch of rows */
-    if (d->tx_rows >= TX_ROWS) {
-        d->tx_rows = 0;
-        return sqlw_commit_begin(&d->db);
-    }
-    return 0;
+    return count_rows(d, n);
 }
 
 static int flush_tables(db_run *d)

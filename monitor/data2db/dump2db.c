@@ -6,6 +6,7 @@
 #include "monitor/data2db/tags.h"
 #include "monitor/data2db/trend_db.h"
 #include "format/json.h"
+#include "model/dump.h"
 #include "model/dump_walk.h"
 #include "model/dumptree.h"
 #include "base/err.h"
@@ -71,18 +72,29 @@ static int scan(const dump2db_opts *o, plan *p, char **why)
          * as msprobe reads a proc) numbered after the largest rank */
         long max_rank = 0;
         int have_ranks = 0;
-        for (size_t i = 0; i < items.n; i++) {
-            char *json = dumptree_file(items.v[i].path, "dump.json");
-            if (!json) {
-                log_warn("%s: no dump.json; skipped", items.v[i].path);
+        for (size_t i = 0; i < items.n && rc == 0; i++) {
+            /* a dump.json that is a FIFO, a link, a directory: the error
+             * compare and nan_analyze make, not "no dump.json" */
+            char *json = path_join(items.v[i].path, "dump.json");
+            enum path_kind k = path_kind(json);
+            if (k != PATH_FILE && k != PATH_MISSING)
+                rc = path_require(json, 0);
+            free(json);
+            if (k != PATH_FILE) {
+                if (k == PATH_MISSING)
+                    log_warn("%s: no dump.json; skipped", items.v[i].path);
                 items.v[i].naming = -1;
                 continue;
             }
-            free(json);
             if (items.v[i].naming == DUMPTREE_NUMBERED && (!have_ranks || items.v[i].number > max_rank)) {
                 max_rank = items.v[i].number;
                 have_ranks = 1;
             }
+        }
+        if (rc != 0) {
+            names_free(skipped, (long)nskipped);
+            dumptree_list_free(&items);
+            break;
         }
         long next = have_ranks ? max_rank + 1 : 0;
         size_t before = p->n;
@@ -406,17 +418,20 @@ typedef struct {
     const micro_map *mm;
     long long base_step;
     arena *entry_mem;
+    dump_data checked;   /* compare's checks of each entry (its rows dropped) */
 } file_reading;
 
-/* Of the top level only an object "data" gives rows (msprobe: anything else
- * gives nothing); its entries are imported one by one. */
+/* Of the top level only "data" gives rows; it must be an object, and each
+ * entry passes compare's checks (model/dump's dump_entry_check: the same
+ * refusals and messages as compare and nan_analyze) before it is imported. */
 static int file_member(void *ctx, jparser *jp, const char *key, size_t keylen, arena *scratch)
 {
     file_reading *r = ctx;
     importer *im = r->im;
-    if (!dump_key_is(key, keylen, "data") || jp_peek(jp) != '{')
+    if (!dump_key_is(key, keylen, "data"))
         return jp_skip(jp);
-    jp_object_begin(jp);
+    if (dump_data_begin(jp, r->checked.path) != 0)
+        return -1;
     for (;;) {
         const char *name;
         size_t namelen;
@@ -424,6 +439,9 @@ static int file_member(void *ctx, jparser *jp, const char *key, size_t keylen, a
         int m = jp_object_next(jp, r->entry_mem, &name, &namelen);
         if (m > 0 && jp_value(jp, r->entry_mem, &value) != 0)
             m = -1;
+        if (m > 0 && dump_entry_check(&r->checked, name, namelen, &value) != 0)
+            m = -1;
+        dump_clear(&r->checked);
         if (m <= 0)
             return m;
         entry_rows(im, name, namelen, &value, r->mm, r->base_step);
@@ -452,7 +470,9 @@ static int import_file(importer *im, const char *path, const micro_map *mm, long
     arena_init(&entry_mem, 1 << 18);
     im->file_rows = 0;
     file_reading r = {.im = im, .mm = mm, .base_step = base_step, .entry_mem = &entry_mem};
+    dump_init(&r.checked, path);
     int rc = dump_walk_members(&jp, path, &scratch, file_member, &r);
+    dump_free(&r.checked);
     progress_add(pj, f.size);
     jp_free(&jp);
     arena_free(&scratch);

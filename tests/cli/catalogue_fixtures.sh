@@ -114,6 +114,10 @@ import io, json, os, struct, sys, zipfile, zlib
 
 C, T = sys.argv[1], sys.argv[2]
 
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
 def write(name, data):
     p = os.path.join(C, name)
     os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -219,6 +223,28 @@ write("st_offsets.safetensors", st({"w": {"dtype": "F32", "shape": [4], "data_of
 write("st_deep.safetensors", st(b'{"w": ' + b"[" * 100000 + b"]" * 100000 + b"}"))
 write("st_1e999.safetensors", st(b'{"w": {"dtype": "F32", "shape": [1e999], "data_offsets": [0, 16]}}', b"\0" * 16))
 
+# safetensors the format's rules refuse (its reference implementation:
+# data contiguous from 0 to the end, no overlap, metadata of strings; a
+# name given twice is ambiguous): overlapping offsets, a gap, data not
+# starting at 0, bytes after the last tensor, a name twice, a number in
+# __metadata__; a sharded index naming a tensor its shard lacks
+f4 = lambda b, e: {"dtype": "F32", "shape": [(e - b) // 4], "data_offsets": [b, e]}
+write("st_overlap.safetensors", st({"a": f4(0, 16), "b": f4(8, 24)}, b"\0" * 24))
+write("st_gap.safetensors", st({"a": f4(0, 16), "b": f4(20, 36)}, b"\0" * 36))
+write("st_start.safetensors", st({"a": f4(4, 20)}, b"\0" * 20))
+write("st_tail.safetensors", st({"a": f4(0, 16)}, b"\0" * 20))
+write("st_twice.safetensors", st(b'{"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, '
+                                 b'"a": {"dtype": "F32", "shape": [4], "data_offsets": [16, 32]}}', b"\0" * 32))
+write("st_meta.safetensors", st({"__metadata__": {"format": "pt", "step": 7}, "a": f4(0, 16)}, b"\0" * 16))
+write("st_shards/model-00001-of-00001.safetensors", st({"a": f4(0, 16)}, b"\0" * 16))
+write("st_shards/model.safetensors.index.json", json.dumps(
+    {"metadata": {}, "weight_map": {"a": "model-00001-of-00001.safetensors", "b": "model-00001-of-00001.safetensors"}}).encode())
+# 200,000 zero-size tensors (12 MB of header), the last one out of place:
+# read entry by entry, the header costs about its own size (it took 1.1 GB)
+many = ",".join('"t%06d": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}' % i for i in range(199999))
+write("st_many.safetensors", st(('{' + many + ', "zlast": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}')
+                                .encode(), b"\0" * 8))
+
 # Megatron checkpoints whose state dict asks for os.system / nests deeply
 for name, pkl in (("ck_system", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03."),
                   ("ck_nest", b"\x80\x02}q\x00X\x05\x00\x00\x00modelq\x01" + b"]" * 1000000 + b"a" * 999999 + b"s.")):
@@ -243,6 +269,71 @@ write("ck_shared/iter_0000001/mp_rank_00/model_optim_rng.pt",
 write("dist_system/latest_checkpointed_iteration.txt", b"1")
 write("dist_system/iter_0000001/.metadata", b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.")
 
+
+# ---- a byte flipped inside a stored zip entry (its CRC-32 no longer holds):
+# a .pt, a Megatron checkpoint's storage record, a torch_dist chunk, a pack
+def flipped(data, suffix, at=3):
+    """data with one byte of the stored entry ending in `suffix` flipped"""
+    b = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        e = [i for i in z.infolist() if i.filename.endswith(suffix)][0]
+    nl, xl = struct.unpack("<HH", b[e.header_offset + 26: e.header_offset + 30])
+    b[e.header_offset + 30 + nl + xl + at] ^= 0x01
+    return bytes(b)
+write("crc.pt", flipped(good, "/data/0"))
+mega = os.path.join(T, "ckpt_torch", "mega")
+rank = "iter_0000005/mp_rank_00/model_optim_rng.pt"
+write("ck_crc/latest_checkpointed_iteration.txt", b"5")
+write("ck_crc/" + rank, flipped(read(os.path.join(mega, rank)), "/data/1"))
+# ---- one bad tensor file is one bad row (msprobe's "read failed", the
+# compare goes on): a tensor compare and a graph compare whose NPU files
+# are good, 2^62 elements, a pickle nested a million deep, a list, a
+# flipped byte; the bench's are all good
+f32_npy = read(os.path.join(T, "tensors", "f32.npy"))
+npu_files = [("good.npy", f32_npy), ("huge.npy", read(os.path.join(C, "huge.npy"))),
+             ("nest.pt", read(os.path.join(C, "nest.pt"))), ("list.pt", with_pickle(b"\x80\x02]q\x00.")),
+             ("crc.pt", read(os.path.join(C, "crc.pt")))]
+for side in ("t", "b"):
+    data = {}
+    for i, (kind, body) in enumerate(npu_files):
+        name = "Functional.a.%d.forward.input.0.%s" % (i, kind)
+        write("rows_%s/dump_tensor_data/%s" % (side, name), body if side == "t" else f32_npy)
+        data["Functional.a.%d.forward" % i] = {"input_args": [{
+            "type": "torch.Tensor", "dtype": "torch.float32", "shape": [2, 3], "Max": 1.0, "Min": 0.0, "Mean": 0.5,
+            "Norm": 1.0, "requires_grad": False, "data_name": name}], "output": []}
+    write("rows_%s/dump.json" % side, json.dumps({"task": "tensor", "level": "mix", "framework": "pytorch",
+                                                  "dump_data_dir": None, "data": data}).encode())
+    write("rows_%s/construct.json" % side, json.dumps({k: None for k in data}).encode())
+    write("rows_%s/stack.json" % side, b"{}")
+
+def patched(data, suffix, old, new):
+    """data with `old` replaced by `new` (same length) inside the stored
+    entry ending in `suffix`, its CRC-32 made good in both headers"""
+    b = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        e = [i for i in z.infolist() if i.filename.endswith(suffix)][0]
+    nl, xl = struct.unpack("<HH", b[e.header_offset + 26: e.header_offset + 30])
+    at = e.header_offset + 30 + nl + xl
+    body = bytes(b[at: at + e.compress_size]).replace(old, new, 1)
+    b[at: at + len(body)] = body
+    crc = struct.pack("<I", zlib.crc32(body))
+    b[e.header_offset + 14: e.header_offset + 18] = crc
+    cd = b.find(b"PK\x01\x02")
+    while b[cd + 46: cd + 46 + len(e.filename)] != e.filename.encode():
+        cd = b.find(b"PK\x01\x02", cd + 46)
+    b[cd + 16: cd + 20] = crc
+    return bytes(b)
+# checkpoints that leave nothing to compare: a negative iteration in the
+# tracker, a rank whose state dict has no model, a Megatron checkpoint
+# against a safetensors file with no name in common
+write("ck_negative/latest_checkpointed_iteration.txt", b"-10\n")
+write("ck_negative/" + rank, read(os.path.join(mega, rank)))
+write("ck_nomodel/latest_checkpointed_iteration.txt", b"5")
+write("ck_nomodel/" + rank, patched(read(os.path.join(mega, rank)), "data.pkl", b"X\x05\x00\x00\x00model",
+                                    b"X\x05\x00\x00\x00weigh"))
+write("st_other.safetensors", st({"lm_head.weight": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4))
+stored_pack = pt([("env", b'{"PATH": "/usr/bin"}'), ("pip", b"numpy=1.26.4\n")])
+write("pack_crc.zip", flipped(stored_pack, "pip"))
 PY
 
 # merge_result inputs made from a real compare result
@@ -290,6 +381,32 @@ awk 'BEGIN { printf "{"; for (i = 0; i < 40; i++) printf "%s\"r%d\": {\"rank\": 
 awk 'BEGIN { for (s = 1; s < 200; s++) printf "0,fc.input,%d,0,-1.5,2.0,3.25,0.0,0,0.1,\"[4, 2]\",torch.float32\n", s }' \
     >> "$C/mon/Nov25_01-23-20-rank0-0000abc0/actv_0-199.csv"
 
+# ---- rank directories, one rule for every analyzer: rank0 and rank00 are two
+# dumps of rank 0; a rank or step number beyond the integer range is refused
+mkdir -p "$C/anomaly_twice/rank0" "$C/anomaly_twice/rank00" &&
+    cp "$C/anomaly/rank0/anomaly.json" "$C/anomaly_twice/rank0/" && cp "$C/anomaly/rank0/anomaly.json" "$C/anomaly_twice/rank00/"
+mkdir -p "$C/anomaly_big/rank0" &&
+    printf '{"x": {"rank": 0, "step": 99999999999999999999999, "micro_step": 0, "pp_stage": 0, "vpp_stage": 0, "call_id": 0, "tag_name": "0:fc/rank0/actv", "message": "m", "group_mates": [0]}}' \
+        > "$C/anomaly_big/rank0/anomaly.json"
+mkdir -p "$C/ranks_twice/rank0" "$C/ranks_twice/rank00" && cp "$feat_t/dump.json" "$C/ranks_twice/rank0/" &&
+    cp "$feat_t/dump.json" "$C/ranks_twice/rank00/"
+mkdir -p "$C/ranks_bench/rank0" && cp "$feat_b/dump.json" "$C/ranks_bench/rank0/"
+mkdir -p "$C/ranks_huge/rank0" "$C/ranks_huge/rank99999999999999999999" && cp "$feat_t/dump.json" "$C/ranks_huge/rank0/" &&
+    cp "$feat_t/dump.json" "$C/ranks_huge/rank99999999999999999999/"
+mkdir -p "$C/nan_huge/rank99999999999999999999" && cp "$feat_t/dump.json" "$C/nan_huge/rank99999999999999999999/"
+# data2db reads dumps as compare and nan_analyze do: the same refusals, the same messages
+d2() {    # d2 NAME DUMP.JSON-TEXT: NAME/step0/rank0/dump.json
+    mkdir -p "$C/$1/step0/rank0" && printf '%s' "$2" > "$C/$1/step0/rank0/dump.json"
+}
+d2 d2_list "${head_json}[1, 2]}"
+d2 d2_name "${head_json}{\"x\": {\"input_args\": [$leaf}], \"output\": []}}}"
+d2 d2_obj "${head_json}{\"Functional.a.0.forward\": [1]}}"
+mkdir -p "$C/d2_fifo/step0/rank0" && mkfifo "$C/d2_fifo/step0/rank0/dump.json"
+mkdir -p "$C/d2_fiforank/step0" && mkfifo "$C/d2_fiforank/step0/rank0"
+mkdir -p "$C/d2_twice/step0" && cp -r "$C/d2_list/step0/rank0" "$C/d2_twice/step0/rank0" &&
+    cp -r "$C/d2_list/step0/rank0" "$C/d2_twice/step0/rank00"
+mkdir -p "$C/d2_step/step99999999999999999999/rank0" && cp "$feat_t/dump.json" "$C/d2_step/step99999999999999999999/rank0/"
+
 # ---- graph: its dump directories (dump.json, construct.json, stack.json) and .vis files ----
 g_dir() {    # a copy of the features' rank directory, NAME
     mkdir -p "$C/$1" && cp "$feat_t/dump.json" "$feat_t/stack.json" "$feat_t/construct.json" "$C/$1/"
@@ -303,6 +420,18 @@ g_dir g_dir_construct && rm "$C/g_dir_construct/construct.json" && mkdir "$C/g_d
 g_dir g_link_construct && rm "$C/g_link_construct/construct.json" && ln -s /dev/zero "$C/g_link_construct/construct.json"
 g_dir g_empty_construct && : > "$C/g_empty_construct/construct.json"
 g_dir g_num_construct && printf '{"Module.a.A.forward.0": 1e999}' > "$C/g_num_construct/construct.json"
+# construct.json trees that are none: a node its own parent, two nodes each
+# other's parent, a loop of three; a parent that is no key (msprobe keeps it
+# outside the tree: a warning); a stack.json whose stacks are numbers
+g_dir g_self && printf '{"Functional.linear.0.forward": "Functional.linear.0.forward"}' > "$C/g_self/construct.json"
+g_dir g_cycle && printf '{"Functional.linear.0.forward": "Tensor.__add__.0.forward", "Tensor.__add__.0.forward": "Functional.linear.0.forward"}' \
+    > "$C/g_cycle/construct.json"
+g_dir g_loop && printf '{"Functional.linear.0.forward": "Tensor.__add__.0.forward", "Tensor.__add__.0.forward": "Distributed.all_reduce.0.forward", "Distributed.all_reduce.0.forward": "Functional.linear.0.forward"}' \
+    > "$C/g_loop/construct.json"
+g_dir g_unlisted && printf '{"Functional.linear.0.forward": "Module.gone.Gone.forward.0", "Tensor.__add__.0.forward": null}' \
+    > "$C/g_unlisted/construct.json"
+g_dir g_stack_num && printf '{"0": [["Functional.linear.0.forward"], 5]}' > "$C/g_stack_num/stack.json" &&
+    printf '{"Functional.linear.0.forward": null}' > "$C/g_stack_num/construct.json"
 # .vis files for graph view: text after the object that would end the page's
 # script element, empty, cut short, nested 100,000 deep, a list, invalid
 # UTF-8, a FIFO, a directory, a link to /dev/zero

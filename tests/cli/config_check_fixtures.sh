@@ -114,11 +114,27 @@ warnings.simplefilter("ignore")  # the duplicate name below is on purpose
 d = sys.argv[1]
 pt = "/iter_0000010/mp_rank_00_000/model_optim_rng.pt"
 # a pickle that asks for subprocess.check_output (data.pkl is stored: same
-# length, so the archive stays consistent)
+# length, so the archive stays consistent once its CRC-32 is made good,
+# in the local header and the central directory)
 p = d + "/ck_evil" + pt
 b = open(p, "rb").read()
 assert b"collections\nOrderedDict" in b
-open(p, "wb").write(b.replace(b"collections\nOrderedDict", b"subprocess\ncheck_output", 1))
+b = bytearray(b.replace(b"collections\nOrderedDict", b"subprocess\ncheck_output", 1))
+import io, struct
+info = [i for i in zipfile.ZipFile(io.BytesIO(bytes(b))).infolist() if i.filename.endswith("data.pkl")][0]
+lh = info.header_offset
+nl, xl = struct.unpack("<HH", b[lh + 26: lh + 30])
+crc = struct.pack("<I", zlib.crc32(b[lh + 30 + nl + xl: lh + 30 + nl + xl + info.compress_size]))
+b[lh + 14: lh + 18] = crc
+at = 0
+while True:
+    at = b.find(b"PK\x01\x02", at)
+    name_len = struct.unpack("<H", b[at + 28: at + 30])[0]
+    if b[at + 46: at + 46 + name_len] == info.filename.encode():
+        b[at + 16: at + 20] = crc
+        break
+    at += 46
+open(p, "wb").write(bytes(b))
 # a rank file whose storages are deflated zeros, 1000:1
 src = zipfile.ZipFile(d + "/ck_tp2" + pt)
 with zipfile.ZipFile(d + "/ck_bomb" + pt, "w") as z:

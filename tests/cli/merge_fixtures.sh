@@ -11,6 +11,9 @@ stamp=20261121080525
 "$BIN" compare -q -c -n "$T/example/target/step0" -b "$T/example/bench/step0" -o "$M/cmpcsv" --format csv
 "$BIN" compare -q -c -n "$T/features_md5/target/step0/rank0" -b "$T/features_md5/bench/step0/rank0" -o "$M/md5"
 "$BIN" compare -q -c -n "$T/features/target/step0/rank0" -b "$T/features/bench/step0/rank0" -o "$M/single"
+# the newest msprobe's results (its dialect: -tp/-gp), xlsx and csv
+"$BIN" compare -q -tp "$T/example/target/step0" -gp "$T/example/bench/step0" -o "$M/newest" --xlsx
+"$BIN" compare -q -tp "$T/example/target/step0" -gp "$T/example/bench/step0" -o "$M/newestcsv"
 r0=$(ls "$M"/cmp/compare_result_rank0_*.xlsx)
 r1=$(ls "$M"/cmp/compare_result_rank1_*.xlsx)
 md5=$(ls "$M"/md5/compare_result_*.xlsx)
@@ -39,6 +42,7 @@ printf 'api:\n- Distributed.all_reduce\n- Functional.softmax\n- Tensor.__neg__\n
 cp "$M/cfg.yaml" "$M/cfg.yml"
 cp "$M/cfg.yaml" "$M/cfg.txt"
 printf 'api: [Torch.cos]\n' > "$M/default.yaml"
+printf 'api: [Distributed.all_reduce, Functional.softmax, Tensor.__neg__]\ncompare_index: [Max diff, NormRelativeErr, Requires_grad Consistent]\n' > "$M/newest.yaml"
 printf 'api: [Distributed.all_reduce]\ncompare_index: [Cosine]\n' > "$M/cosine.yaml"
 printf 'api: [Distributed.all_reduce]\ncompare_index: [Max diff, Nope]\n' > "$M/unknown.yaml"
 printf 'api: [Distributed.all_reduce\n' > "$M/malformed.yaml"

@@ -27,8 +27,24 @@ npy_file huge.npy "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018
 echo 'not a tensor' > "$PT/text.pt"
 printf '\200\002}q\000.' > "$PT/legacy.pt"
 head -c 300 "$T/tensors/f32.pt" > "$PT/trunc.pt"
-# data.pkl is stored uncompressed, so the global it names can be changed in place
-LC_ALL=C sed 's/_rebuild_tensor_v2/_rebuild_tensor_vX/' "$T/tensors/f32.pt" > "$PT/forbidden.pt"
+# data.pkl is stored uncompressed, so the global it names can be changed in
+# place (and its CRC-32 made good again, in both headers)
+python3 - "$T/tensors/f32.pt" "$PT/forbidden.pt" <<'PY'
+import struct, sys, zlib
+b = bytearray(open(sys.argv[1], "rb").read())
+at = b.find(b"_rebuild_tensor_v2")
+b[at: at + 18] = b"_rebuild_tensor_vX"
+for p in range(len(b)):
+    if b[p: p + 4] == b"PK\x01\x02" and b[p + 46: p + 46 + struct.unpack("<H", b[p + 28: p + 30])[0]].endswith(b"data.pkl"):
+        lh = struct.unpack("<I", b[p + 42: p + 46])[0]
+        nl, xl = struct.unpack("<HH", b[lh + 26: lh + 30])
+        start, size = lh + 30 + nl + xl, struct.unpack("<I", b[p + 20: p + 24])[0]
+        crc = struct.pack("<I", zlib.crc32(b[start: start + size]))
+        b[lh + 14: lh + 18] = crc
+        b[p + 16: p + 20] = crc
+        break
+open(sys.argv[2], "wb").write(b)
+PY
 ln -s "$PWD/$T/tensors/f32.npy" "$PT/link.npy"
 mkdir -p "$PT/dir.npy"
 

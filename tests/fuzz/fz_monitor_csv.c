@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_init();
     double sum = 0;
-    mcsv_reader r = {wanted, NW, on_header, on_row, &sum};
+    mcsv_reader r = {wanted, NW, on_header, on_row, &sum, NULL};
     fz_done(mcsv_read(fz_dir(), data, size, &r));
     mcsv_header h;
     fz_done(mcsv_read_header(fz_dir(), data, size, &r, &h));

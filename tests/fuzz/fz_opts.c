@@ -11,6 +11,7 @@
 #include "monitor/commands.h"
 #include "nan_analyze/commands.h"
 #include "parse/commands.h"
+#include "train/commands.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 static const command *const commands[] = {
     &compare_command,     &merge_result_command, &parse_command,      &nan_analyze_command,
     &config_check_command, &ckpt_compare_command, &anomaly_command,    &monitor2tb_command,
-    &monitor2db_command,  &data2db_command,      &monitor_command,
+    &monitor2db_command,  &data2db_command,      &monitor_command,      &train_compare_command,
 };
 enum { NCOMMANDS = sizeof commands / sizeof commands[0], MAX_ARGS = 64 };
 
@@ -49,6 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(dest, 0, sizeof dest);
     opts_result pr = opts_parse(c->spec, argc, argv, dest, OPTS_NO_REPORT, NULL);
     fz_done_anywhere(pr == OPTS_USAGE_ERROR ? -1 : 0);
+    /* lists given several times (OPT_APPEND) own their arrays */
+    for (const opt *o = c->spec->opts; o->type != OPT_T_END; o++)
+        if (o->type == OPT_T_LIST && (o->flags & OPT_APPEND))
+            opts_list_free((opt_list *)(void *)(dest + o->off));
 
     numlist l = {0};
     int r = numlist_parse(argc > 1 ? argv[1] : "", "--ranks", &l);

@@ -84,7 +84,7 @@ def safetensors(tensors, meta=None):
 
 
 COMMANDS = ["compare", "merge_result", "parse", "nan_analyze", "config_check", "ckpt_compare", "anomaly",
-            "monitor2tb", "monitor2db", "data2db", "monitor"]
+            "monitor2tb", "monitor2db", "data2db", "monitor", "train_compare"]
 
 
 def argv_seeds():
@@ -143,6 +143,9 @@ def main():
     put_files("fz_merge_read", xlsx_files + [f for f in csv_files if "compare_result" in f or "golden" in f])
     put_files("fz_pack", zip_files)
     put_files("fz_vis", files("*.vis"))
+    put_files("fz_tfevents", files("events.out.tfevents.*"))
+    put_files("fz_golden", files("golden_values*.json") + [f for f in json_files if "goldens" in f or "quirks" in f])
+    put_files("fz_trainlog", files("*.log"))
     put("fz_vis", b'{"NPU": {"root": "a", "node": {"a": {"id": "a", "input_data": {"x": {"Max": NaN, "Min": -Infinity}}}}}}')
     for data in zip_members(xlsx_files, lambda n: n.endswith(".xml") or n.endswith(".rels")):
         put("fz_xml_expat", data)

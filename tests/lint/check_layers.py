@@ -14,7 +14,7 @@ import re
 import sys
 
 LAYERS = ["base", "py", "format", "model"]
-SUBCOMMANDS = ["compare", "parse", "nan_analyze", "config_check", "monitor", "graph"]
+SUBCOMMANDS = ["compare", "parse", "nan_analyze", "config_check", "monitor", "graph", "train"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

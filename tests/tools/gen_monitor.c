@@ -15,9 +15,18 @@
  * files of --window steps. Ranks are written on all cores.
  *
  *   gen_monitor --out DIR [--ranks 64] [--layers 24] [--steps 100] [--window 50] [--micro 2] [--seed 1]
+ *               [--unique 1] [--anomaly BYTES]
  *
- * Prints the total size of the csv files on its last line:
- * "gen_monitor: N files, B bytes, R rows". */
+ * --unique 1 names every activation row apart (":<step>" after the name,
+ * as a monitor hooked on a module called anew each step names them): as
+ * many series as rows, the case where a converter's memory follows the
+ * series. --anomaly BYTES writes, instead of csv files, the monitor's
+ * anomaly_detected/rank{R}/anomaly.json (json.dump(indent=1) of
+ * GradAnomalyData records, as AnomalyDataWriter writes them), about BYTES
+ * of them over all ranks.
+ *
+ * Prints the total size of the files on its last line:
+ * "gen_monitor: N files, B bytes, R rows" (rows: records with --anomaly). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -46,6 +55,8 @@ enum { NPARAMS = 12, NMODULES = 8 };
 static const char *out_dir;
 static int ranks = 64, layers = 24, steps = 100, window = 50, micro = 2;
 static unsigned seed = 1;
+static int unique_names;
+static long long anomaly_bytes;
 static uint64_t total_bytes, total_files, total_rows;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int next_rank;
@@ -103,7 +114,10 @@ static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t 
                 int n = is_actv ? NMODULES * 2 : NPARAMS;
                 for (int k = 0; k < n; k++) {
                     int len;
-                    if (is_actv)
+                    if (is_actv && unique_names)
+                        len = sprintf(line, "0,module.decoder.layers.%d.%s.%s:%d,%d,%d,", l, MODULES[k / 2],
+                                      k & 1 ? "output" : "input", step, step, m);
+                    else if (is_actv)
                         len = sprintf(line, "0,module.decoder.layers.%d.%s.%s,%d,%d,", l, MODULES[k / 2],
                                       k & 1 ? "output" : "input", step,
                                       m);
@@ -131,6 +145,39 @@ static int write_file(const char *dir, int type, int a, int b, rng *r, uint64_t 
     return 0;
 }
 
+/* One rank's anomaly.json of about `size` bytes. */
+static int write_anomalies(const char *dir, int rank, long long size, rng *r, uint64_t *bytes, uint64_t *rows)
+{
+    static const char *const kinds[] = {"input_grad", "actv", "actv_grad", "exp_avg", "output"};
+    char path[4200];
+    snprintf(path, sizeof path, "%s/anomaly.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    fputs("{", f);
+    for (long long i = 0; ftell(f) < size; i++) {
+        char tag[160], v[32], mean[32];
+        snprintf(tag, sizeof tag, "0:%lld.self_attention.core_attention_flash_%lld/rank%d/%s", i % layers, i % 7, rank,
+                 kinds[rnd(r) % 5]);
+        long long step = i / 200;
+        put_value(v, r, 10.0);
+        put_value(mean, r, 1.0);
+        fprintf(f, "%s\n \"%s_step_%lld_call_%lld\": {\n  \"rank\": %d,\n  \"step\": %lld,\n  \"micro_step\": %lld,\n"
+                   "  \"pp_stage\": 0,\n  \"vpp_stage\": 0,\n  \"call_id\": %lld,\n  \"tag_name\": \"%s\",\n"
+                   "  \"message\": \"Rule AnomalyTurbulence reports anomaly signal in ('%s', 'min') at step %lld, current "
+                   "value %s, history mean %s.\",\n  \"group_mates\": [\n   0,\n   1\n  ]\n }",
+                i ? "," : "", tag, step, i, rank, step, i % 4, i, tag, tag, step, v, mean);
+        ++*rows;
+    }
+    fputs("\n}", f);
+    long end = ftell(f);
+    if (fclose(f) != 0)
+        return -1;
+    *bytes += (uint64_t)end;
+    return 0;
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -141,14 +188,24 @@ static void *worker(void *arg)
         if (rank >= ranks)
             return NULL;
         char dir[4000];
-        snprintf(dir, sizeof dir, "%.3900s/Nov25_01-23-20-rank%d-%08x", out_dir, rank, 0xabcd0000u + (unsigned)rank);
+        if (anomaly_bytes)
+            snprintf(dir, sizeof dir, "%.3900s/anomaly_detected/rank%d", out_dir, rank);
+        else
+            snprintf(dir, sizeof dir, "%.3900s/Nov25_01-23-20-rank%d-%08x", out_dir, rank, 0xabcd0000u + (unsigned)rank);
         if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
             perror(dir);
             exit(1);
         }
         rng r = {seed * 0x9E3779B97F4A7C15ULL + (uint64_t)rank * 7919 + 1};
         uint64_t bytes = 0, files = 0, rows = 0;
-        for (int t = 0; t < NTYPES; t++)
+        if (anomaly_bytes) {
+            if (write_anomalies(dir, rank, anomaly_bytes / ranks, &r, &bytes, &rows) != 0) {
+                perror(dir);
+                exit(1);
+            }
+            files = 1;
+        }
+        for (int t = 0; t < NTYPES && !anomaly_bytes; t++)
             for (int a = 0; a < steps; a += window) {
                 if (write_file(dir, t, a, a + window - 1, &r, &bytes, &rows) != 0) {
                     perror(dir);
@@ -187,18 +244,31 @@ int main(int argc, char **argv)
             micro = atoi(v);
         else if (!strcmp(a, "--seed"))
             seed = (unsigned)atoi(v);
+        else if (!strcmp(a, "--unique"))
+            unique_names = atoi(v);
+        else if (!strcmp(a, "--anomaly"))
+            anomaly_bytes = atoll(v);
         else {
             fprintf(stderr, "gen_monitor: unknown option %s\n", a);
             return 2;
         }
     }
     if (!out_dir || ranks < 1 || layers < 1 || steps < 1 || window < 1 || micro < 1) {
-        fprintf(stderr, "usage: gen_monitor --out DIR [--ranks N] [--layers N] [--steps N] [--window N] [--micro N]\n");
+        fprintf(stderr, "usage: gen_monitor --out DIR [--ranks N] [--layers N] [--steps N] [--window N] [--micro N] "
+                        "[--unique 1] [--anomaly BYTES]\n");
         return 2;
     }
     if (mkdir(out_dir, 0755) != 0 && errno != EEXIST) {
         perror(out_dir);
         return 1;
+    }
+    if (anomaly_bytes) {
+        char dir[4000];
+        snprintf(dir, sizeof dir, "%.3900s/anomaly_detected", out_dir);
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            perror(dir);
+            return 1;
+        }
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int nt = cpus > 0 ? (int)cpus : 1;

@@ -160,12 +160,45 @@ static void test_load(void **state)
     assert_int_equal(l.v[0].rank, 2);     /* rank2 before rank10 */
     assert_int_equal(l.v[0].step, 5);
     assert_int_equal(l.v[1].rank, 10);
-    assert_null(l.v[1].field[AF_MESSAGE]);   /* msprobe's default "" */
+    {
+        /* the fields are read again from the record's text */
+        const jval *field[AF_COUNT];
+        arena a;
+        arena_init(&a, 4096);
+        assert_int_equal(anomaly_fields_of(&l, &l.v[1], &a, field), 0);
+        assert_null(field[AF_MESSAGE]);   /* msprobe's default "" */
+        assert_non_null(field[AF_TAG_NAME]);
+        assert_int_equal(anomaly_fields_of(&l, &l.v[0], &a, field), 0);
+        assert_true(json_str_eq(field[AF_MESSAGE], "m"));
+        arena_free(&a);
+    }
     anomaly_list_free(&l);
+    /* what is no rank directory is skipped, named (the one rule of rank
+     * directories, model/dumptree): its file is not even read */
     free(tu_write(x, "anomaly.json", "[1]", (size_t)-1));
-    assert_int_equal(anomaly_load(dir, &l), -1);
-    tu_assert_err("extra/anomaly.json: is not a JSON object of anomaly records");
+    log_set_quiet(1);
+    assert_int_equal(anomaly_load(dir, &l), 0);
+    log_set_quiet(0);
+    assert_int_equal(l.files, 2);
     anomaly_list_free(&l);
+    free(tu_write(r2, "anomaly.json", "[1]", (size_t)-1));
+    assert_int_equal(anomaly_load(dir, &l), -1);
+    tu_assert_err("rank2/anomaly.json: is not a JSON object of anomaly records");
+    anomaly_list_free(&l);
+    /* a step beyond the integer range is an error, not a record skipped */
+    free(tu_write(r2, "anomaly.json", "{\"b\": {\"step\": 123456789012345678901, \"tag_name\": \"b/actv\"}}",
+                  (size_t)-1));
+    assert_int_equal(anomaly_load(dir, &l), -1);
+    tu_assert_err("rank2/anomaly.json: record 'b' has a 'step' of 123456789012345678901, beyond the integer range");
+    anomaly_list_free(&l);
+    /* rank2 and rank02: two dumps of rank 2, not read twice */
+    free(tu_write(r2, "anomaly.json", "{}", (size_t)-1));
+    char *r02 = tu_path(dir, "rank02");
+    mkdir(r02, 0700);
+    assert_int_equal(anomaly_load(dir, &l), -1);
+    tu_assert_err("holds both rank02 and rank2: two dumps of rank 2");
+    anomaly_list_free(&l);
+    free(r02);
     free(r10);
     free(r2);
     free(x);

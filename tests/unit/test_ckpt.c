@@ -134,12 +134,12 @@ static void megatron_tp(void **state)
     assert_int_equal(p->shape[0], 4);
     assert_int_equal(p->shape[1], 2);
     assert_int_equal(p->npieces, 2);
-    assert_int_equal(p->pieces[1].off[0], 2);
+    assert_int_equal(CK_AT(&p->pieces[1], 0), 2);
     /* linear_proj: side by side along dimension 1 */
     p = param(&s, "decoder.layers.0.self_attention.linear_proj.weight");
     assert_int_equal(p->shape[0], 2);
     assert_int_equal(p->shape[1], 4);
-    assert_int_equal(p->pieces[1].off[1], 2);
+    assert_int_equal(CK_AT(&p->pieces[1], 1), 2);
     /* a replicated parameter: rank 0's, rank 1's kept to check */
     p = param(&s, "decoder.layers.0.mlp.linear_fc2.bias");
     assert_int_equal(p->npieces, 1);
@@ -213,7 +213,7 @@ static void torch_dist(void **state)
     assert_string_equal(s.kind, "torch_dist");
     const ck_param *p = param(&s, "decoder.layers.0.mlp.linear_fc1.weight");
     assert_int_equal(p->npieces, 2);
-    assert_int_equal(p->pieces[1].off[1], 2);
+    assert_int_equal(CK_AT(&p->pieces[1], 1), 2);
     ck_free(&s);
     /* chunks that leave a hole, or overlap */
     t.sizes[1][1] = 0;
@@ -250,7 +250,7 @@ static void safetensors_headers(void **state)
     assert_int_equal(st_parse("{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"__metadata__\":{}}", 8, &f),
                      0);
     assert_int_equal(f.n, 1);
-    assert_int_equal(f.v[0].t.numel, 2);
+    assert_int_equal(f.v[0].numel, 2);
     safetensors_free(&f);
     static const struct {
         const char *header, *why;
@@ -272,6 +272,114 @@ static void safetensors_headers(void **state)
     unsigned char tiny[12] = {0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0};
     assert_int_equal(safetensors_parse("t", tiny, sizeof tiny, &f), -1);
     err_clear();
+}
+
+/* The format's rules (its reference implementation): the tensors' data,
+ * in order of offsets, contiguous from 0 to the end of the file; metadata
+ * strings to strings; and a name given once. */
+static void safetensors_rules(void **state)
+{
+    (void)state;
+    st_file f;
+    static const struct {
+        const char *header;
+        size_t data;
+        const char *why;   /* NULL: accepted */
+    } cases[] = {
+        {"{\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]},"
+         "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 16, NULL},
+        {"{\"z\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]},"
+         "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"__metadata__\":null}", 8, NULL},
+        {"{}", 0, NULL},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]},"
+         "\"b\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[8,24]}}", 24, "tensor 'b': data_offsets [8, 24] overlap those of 'a'"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", 12, "leave the data bytes 0..4 to no tensor"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+         "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[8,12]}}", 12, "tensor 'b': data_offsets [8, 12] leave the data bytes 4..8"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 8, "ends at byte 4 (tensor 'a'), the file holds 8"},
+        {"{}", 4, "no tensor in the header, but 4 data bytes after it"},
+        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+         "\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}", 8, "tensor 'a' is given twice"},
+        {"{\"__metadata__\":{\"k\":1}}", 0, "__metadata__ 'k' is not a string"},
+        {"{\"__metadata__\":[\"k\"]}", 0, "__metadata__ is not an object of strings"},
+        {"{\"__metadata__\":{},\"__metadata__\":{}}", 0, "__metadata__ is given twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = st_parse(cases[i].header, cases[i].data, &f);
+        if (!cases[i].why && rc != 0)
+            fail_msg("%s: %s", cases[i].header, err_message());
+        if (cases[i].why && (rc == 0 || !strstr(err_message(), cases[i].why)))
+            fail_msg("%s: %s", cases[i].header, rc == 0 ? "accepted" : err_message());
+        if (rc == 0)
+            safetensors_free(&f);
+        err_clear();
+    }
+}
+
+/* More entries than SAFETENSORS_MAX_TENSORS: refused as a limit, the
+ * header never held as a tree. */
+static void safetensors_entry_limit(void **state)
+{
+    (void)state;
+    strbuf h = STRBUF_INIT;
+    sb_addc(&h, '{');
+    for (size_t i = 0; i <= SAFETENSORS_MAX_TENSORS; i++)
+        sb_addf(&h, "%s\"%zu\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}", i ? "," : "", i);
+    sb_addc(&h, '}');
+    unsigned char *buf = malloc(8 + h.len);
+    le_put64(buf, h.len);
+    memcpy(buf + 8, h.buf, h.len);
+    st_file f;
+    assert_int_equal(safetensors_parse("big.safetensors", buf, 8 + h.len, &f), -1);
+    assert_int_equal(err_cause(), ERR_LIMIT);
+    assert_non_null(strstr(err_message(), "big.safetensors: safetensors header lists more than 1048576 tensors"));
+    err_clear();
+    free(buf);
+    sb_free(&h);
+}
+
+/* A sharded checkpoint whose index names a tensor its shard lacks, or
+ * puts a tensor in the wrong shard. */
+static void safetensors_index_rules(void **state)
+{
+    (void)state;
+    char *root = tu_path(dir, "shards");
+    assert_int_equal(dir_create(root), 0);
+    static const char header[] = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    static const char header2[] = "{\"c\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+    const char *hs[2] = {header, header2};
+    for (int k = 0; k < 2; k++) {
+        unsigned char buf[256];
+        size_t n = strlen(hs[k]);
+        le_put64(buf, n);
+        memcpy(buf + 8, hs[k], n);
+        memset(buf + 8 + n, 0, 4);
+        char name[32];
+        snprintf(name, sizeof name, "m%d.safetensors", k);
+        free(tu_write(root, name, (const char *)buf, 12 + n));
+    }
+    static const struct {
+        const char *index, *why;
+    } cases[] = {
+        {"{\"weight_map\":{\"a\":\"m0.safetensors\",\"c\":\"m1.safetensors\"}}", NULL},
+        {"{\"weight_map\":{\"a\":\"m0.safetensors\",\"b\":\"m0.safetensors\",\"c\":\"m1.safetensors\"}}",
+         "weight_map puts tensor 'b' in "},
+        {"{\"weight_map\":{\"a\":\"m0.safetensors\",\"c\":\"m0.safetensors\",\"x\":\"m1.safetensors\"}}",
+         "weight_map puts tensor 'c' in "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        free(tu_write(root, "model.safetensors.index.json", cases[i].index, (size_t)-1));
+        ck_side s;
+        int rc = ck_load(root, 1, NULL, &s);
+        if (!cases[i].why && rc != 0)
+            fail_msg("%s: %s", cases[i].index, err_message());
+        if (cases[i].why && (rc == 0 || !strstr(err_message(), cases[i].why)
+                             || !strstr(err_message(), "model.safetensors.index.json: ")))
+            fail_msg("%s: %s", cases[i].index, rc == 0 ? "accepted" : err_message());
+        err_clear();
+        ck_free(&s);
+    }
+    free(root);
 }
 
 /* The whole compare: JSON as msprobe writes it. */
@@ -350,7 +458,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names),       cmocka_unit_test(megatron_tp),         cmocka_unit_test(megatron_vpp_and_errors),
-        cmocka_unit_test(torch_dist),  cmocka_unit_test(safetensors_headers), cmocka_unit_test(compare_json),
+        cmocka_unit_test(torch_dist),  cmocka_unit_test(safetensors_headers), cmocka_unit_test(safetensors_rules),
+        cmocka_unit_test(safetensors_entry_limit), cmocka_unit_test(safetensors_index_rules), cmocka_unit_test(compare_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

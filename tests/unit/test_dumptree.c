@@ -136,9 +136,14 @@ static void expect_ranks(const char *step, const char *const *names, const long 
 static void test_ranks(void **state)
 {
     /* numeric order, not text order: rank2 before rank10 ("rank" first) */
-    char *s = tree("ranks", (const char *const[]){"rank10/", "rank2/", "rank/", "rank0/", NULL});
-    expect_ranks(s, (const char *const[]){"rank", "rank0", "rank2", "rank10", NULL}, (const long[]){-1, 0, 2, 10},
-                 (const int[]){DUMPTREE_BARE, DUMPTREE_NUMBERED, DUMPTREE_NUMBERED, DUMPTREE_NUMBERED});
+    char *s = tree("ranks", (const char *const[]){"rank10/", "rank2/", "rank01/", "rank0/", NULL});
+    expect_ranks(s, (const char *const[]){"rank0", "rank01", "rank2", "rank10", NULL}, (const long[]){0, 1, 2, 10},
+                 (const int[]){DUMPTREE_NUMBERED, DUMPTREE_NUMBERED, DUMPTREE_NUMBERED, DUMPTREE_NUMBERED});
+    free(s);
+    /* the largest number the rule takes */
+    s = tree("ranks_max", (const char *const[]){"rank2147483647/", NULL});
+    expect_ranks(s, (const char *const[]){"rank2147483647", NULL}, (const long[]){2147483647},
+                 (const int[]){DUMPTREE_NUMBERED});
     free(s);
     s = tree("proc", (const char *const[]){"proc4242/", NULL});
     expect_ranks(s, (const char *const[]){"proc4242", NULL}, (const long[]){-1}, (const int[]){DUMPTREE_PROC});
@@ -172,9 +177,17 @@ static void test_ranks_refused(void **state)
     expect_refused("stray", (const char *const[]){"rank0/", "notes.txt", NULL}, "contains 'notes.txt'",
                    "or one 'proc{PID}'");
     /* a file with a rank's or a proc's name is no rank directory */
-    expect_refused("file_rank", (const char *const[]){"rank1", NULL}, "contains 'rank1'", NULL);
-    expect_refused("file_proc", (const char *const[]){"proc12", NULL}, "contains 'proc12'", NULL);
-    expect_refused("rank01", (const char *const[]){"rank01/", NULL}, "contains 'rank01'", NULL);
+    expect_refused("file_rank", (const char *const[]){"rank1", NULL}, "rank1: is a file, a directory was expected",
+                   NULL);
+    expect_refused("file_proc", (const char *const[]){"proc12", NULL}, "proc12: is a file", NULL);
+    /* the one rule: two dumps of one rank, numbers beyond the integer range */
+    expect_refused("rank_twice", (const char *const[]){"rank/", "rank0/", NULL},
+                   "holds both rank and rank0: two dumps of rank 0", NULL);
+    expect_refused("rank_zeros", (const char *const[]){"rank0/", "rank00/", NULL}, "two dumps of rank 0", NULL);
+    expect_refused("rank_beyond", (const char *const[]){"rank0/", "rank2147483648/", NULL},
+                   "holds 'rank2147483648': a rank number beyond the integer range (2147483647)", NULL);
+    expect_refused("rank_huge", (const char *const[]){"rank99999999999999999999999/", NULL},
+                   "a rank number beyond the integer range", NULL);
     expect_refused("procx", (const char *const[]){"proc1x/", NULL}, "contains 'proc1x'", NULL);
     expect_refused("proc_bare", (const char *const[]){"proc/", NULL}, "contains 'proc'", NULL);
     /* find_proc_dir: exactly one */
@@ -240,7 +253,7 @@ static void test_file(void **state)
  * "rank007" is rank 7; two dumps of one rank are refused. */
 static void test_ranks_loose(void **state)
 {
-    char *s = tree("loose", (const char *const[]){"rank10/", "rank2/", "rank/", "rank_others/", "notes.txt", "rank3",
+    char *s = tree("loose", (const char *const[]){"rank10/", "rank2/", "rank/", "rank_others/", "notes.txt",
                                                   "rankk1/", "rank007/", NULL});
     dumptree_list l, skipped;
     err_clear();
@@ -252,12 +265,11 @@ static void test_ranks_loose(void **state)
     assert_string_equal(l.v[2].name, "rank007");
     assert_int_equal(l.v[2].number, 7);
     assert_string_equal(l.v[3].name, "rank10");
-    /* byte order of the listing: the file rank3, notes.txt, rank_others, rankk1 */
-    assert_int_equal(skipped.n, 4);
+    /* byte order of the listing: notes.txt, rank_others, rankk1 */
+    assert_int_equal(skipped.n, 3);
     assert_string_equal(skipped.v[0].name, "notes.txt");
-    assert_string_equal(skipped.v[1].name, "rank3");
-    assert_string_equal(skipped.v[2].name, "rank_others");
-    assert_string_equal(skipped.v[3].name, "rankk1");
+    assert_string_equal(skipped.v[1].name, "rank_others");
+    assert_string_equal(skipped.v[2].name, "rankk1");
     dumptree_list_free(&l);
     dumptree_list_free(&skipped);
     /* skipped may be NULL */
@@ -267,7 +279,8 @@ static void test_ranks_loose(void **state)
     free(s);
 
     static const char *const twice[] = {"rank/", "rank0/", NULL}, *const zeros[] = {"rank7/", "rank07/", NULL},
-                             *const procs[] = {"proc1/", "proc2/", NULL}, *const mixed[] = {"proc1/", "rank1/", NULL};
+                             *const procs[] = {"proc1/", "proc2/", NULL}, *const mixed[] = {"proc1/", "rank1/", NULL},
+                             *const file[] = {"rank0/", "rank3", NULL}, *const beyond[] = {"rank99999999999/", NULL};
     static const struct {
         const char *name;
         const char *const *entries;
@@ -275,7 +288,9 @@ static void test_ranks_loose(void **state)
     } bad[] = {
         {"loose_twice", twice, "holds both rank and rank0: two dumps of rank 0"},
         {"loose_zeros", zeros, "two dumps of rank 7"},
-        {"loose_procs", procs, "holds 2 proc{PID} directories"},
+        {"loose_procs", procs, "multiple proc directories were found (2: proc1, proc2)"},
+        {"loose_file", file, "rank3: is a file, a directory was expected"},
+        {"loose_beyond", beyond, "holds 'rank99999999999': a rank number beyond the integer range"},
         {"loose_mixed", mixed, "both rank directories and a proc{PID}"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "base/log.h"
 #include "graph/model/graph.h"
 #include "graph/model/steps.h"
 #include "testutil.h"
@@ -30,6 +31,93 @@ static void test_name_op(void **state)
     assert_int_equal(graph_name_op("MintFunctional.relu.0.forward", 29), GOP_API);
     assert_int_equal(graph_name_op("Aten.add.0", 10), GOP_API);
     assert_int_equal(graph_name_op("something", 9), GOP_MODULE);
+}
+
+/* the newest msprobe's patterns: DefaultModel a module, MindSpeed an API */
+static void test_name_op_newest(void **state)
+{
+    (void)state;
+    assert_int_equal(graph_name_op_newest("MindSpeed.npu_swiglu.0.forward", 30), GOP_API);
+    assert_int_equal(graph_name_op("MindSpeed.npu_swiglu.0.forward", 30), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("DefaultModelX", 13), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("Tensor1", 7), GOP_API);
+    assert_int_equal(graph_name_op_newest("Module.a.A.forward.0", 20), GOP_MODULE);
+    assert_int_equal(graph_name_op_newest("something", 9), GOP_MODULE);
+}
+
+/* The newest msprobe's test_handle_backward_inplace(): a backward whose
+ * parent is not at its own path takes its forward twin's parent's backward
+ * (the .vis.db); 8.1.0 keeps the parent (the .vis). */
+static void test_inplace_parent(void **state)
+{
+    (void)state;
+    static const char construct[] =
+        "{\"Module.module.Float16Model.forward.0\": null,"
+        " \"Module.module.layer1.BasicBlock.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.layer2.BasicBlock.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.conv.Conv2d.forward.0\": \"Module.module.Float16Model.forward.0\","
+        " \"Module.module.Float16Model.backward.0\": null,"
+        " \"Module.module.layer1.BasicBlock.backward.0\": \"Module.module.Float16Model.backward.0\","
+        " \"Module.module.layer2.BasicBlock.backward.0\": \"Module.module.conv.Conv2d.backward.0\","
+        " \"Module.module.conv.Conv2d.backward.0\": \"Module.module.Float16Model.backward.0\","
+        " \"Module.top.Top.forward.0\": null,"
+        " \"Module.x.X.backward.0\": \"Module.module.conv.Conv2d.backward.0\", \"Module.x.X.forward.0\": null}";
+    graph_opts db = {.format = GF_DB};
+    gh_side s;
+    gh_make_opts(&s, construct, "{}", "{}", 0, &db);
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer2.BasicBlock.backward.0"),
+                        "Module.module.Float16Model.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer1.BasicBlock.backward.0"),
+                        "Module.module.Float16Model.backward.0");
+    /* its forward at the root: the root */
+    assert_string_equal(gh_parent(&s.g, "Module.x.X.backward.0"), "DefaultModel");
+    gh_free(&s);
+    gh_make(&s, construct, "{}", "{}");
+    assert_string_equal(gh_parent(&s.g, "Module.module.layer2.BasicBlock.backward.0"),
+                        "Module.module.conv.Conv2d.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.x.X.backward.0"), "Module.module.conv.Conv2d.backward.0");
+    gh_free(&s);
+}
+
+/* A layer recomputed in the backward: its forward and backward at the root
+ * move under the backward of its first forward's parent when its stack
+ * shows torch's recompute_fn (the newest msprobe's unit-test stack), and
+ * stay with a stack that does not (its stack_list2, abridged). */
+#define RC_TORCH "File /usr/lib/python3/site-packages/torch/"
+#define RC_STACK_RECOMPUTE                                                                                         \
+    "[\"" RC_TORCH "nn/modules/module.py, line 1829, in inner, \\n result = forward_call(*args, **kwargs)\", "      \
+    "\"File /root/mova_train.py, line 1105, in _fn, \\n return module(*inputs)\", "                                \
+    "\"" RC_TORCH "utils/checkpoint.py, line 1555, in recompute_fn, \\n fn(*args, **kwargs)\", "                  \
+    "\"" RC_TORCH "utils/checkpoint.py, line 1154, in unpack_hook, \\n _run_fn(frame.recompute_fn, *args)\"]"
+#define RC_STACK_PLAIN                                                                                             \
+    "[\"" RC_TORCH "nn/modules/module.py, line 1840, in inner, \\n hook_result = hook(self, args, kwargs, result)\", " \
+    "\"File /root/autoencoder_kl_wan.py, line 1142, in _encode, \\n out_ = self.encoder(\", "                       \
+    "\"File /root/mova_train.py, line 1279, in forward, \\n return self.training_step(*args)\"]"
+#define RC_CONSTRUCT                                                                                               \
+    "{\"Module.0.module.GPT.forward.0\": null,"                                                                     \
+    " \"Module.0.module.layers.0.Layer.forward.0\": \"Module.0.module.GPT.forward.0\","                            \
+    " \"Module.0.module.GPT.backward.0\": null,"                                                                    \
+    " \"Module.0.module.layers.0.Layer.forward.1\": null, \"Module.0.module.layers.0.Layer.backward.1\": null}"
+
+static void test_recompute(void **state)
+{
+    (void)state;
+    graph_opts db = {.format = GF_DB};
+    gh_side s;
+    gh_make_opts(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_RECOMPUTE "}", 0,
+                 &db);
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "Module.0.module.GPT.backward.0");
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.backward.1"),
+                        "Module.0.module.GPT.backward.0");
+    assert_int_equal(s.g.nodes[0].nsub, 2);
+    gh_free(&s);
+    gh_make_opts(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_PLAIN "}", 0, &db);
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "DefaultModel");
+    gh_free(&s);
+    /* 8.1.0 (the .vis) has no such pass */
+    gh_make(&s, RC_CONSTRUCT, "{}", "{\"Module.0.module.layers.0.Layer.forward.1\": " RC_STACK_RECOMPUTE "}");
+    assert_string_equal(gh_parent(&s.g, "Module.0.module.layers.0.Layer.forward.1"), "DefaultModel");
+    gh_free(&s);
 }
 
 /* Example A of §9: {"Tensor1": "Module1", "Module1": null} */
@@ -57,19 +145,52 @@ static void test_parents(void **state)
 {
     (void)state;
     gh_side s;
+    log_set_quiet(1);
     gh_make(&s,
             "{\"Module.b.B.forward.0\": \"Module.a.A.forward.0\", \"Module.b.B.forward.0\": \"Module.x.X.forward.0\","
-            " \"Module.c.C.forward.0\": \"Module.c.C.forward.0\", \"Module.d.D.backward.0\": null}",
+            " \"Module.c.C.forward.0\": null, \"Module.d.D.backward.0\": null}",
             "{}", "{}");
+    log_set_quiet(0);
     /* a repeated key: its first place, its last value (Module.x...) */
     gh_expect_order(&s.g, "DefaultModel Module.x.X.forward.0 Module.b.B.forward.0 Module.c.C.forward.0 "
                           "Module.d.D.backward.0");
     assert_string_equal(gh_parent(&s.g, "Module.b.B.forward.0"), "Module.x.X.forward.0");
-    /* Module.x is an orphan: never a key */
+    /* Module.x is an orphan: never a key (a warning says so) */
     assert_null(gh_parent(&s.g, "Module.x.X.forward.0"));
-    /* its own parent: no parent at all */
-    assert_null(gh_parent(&s.g, "Module.c.C.forward.0"));
     gh_free(&s);
+    /* its own parent, two nodes each other's parent, a longer loop: refused
+     * naming the file and the nodes (msprobe builds nodes it never draws) */
+    static const struct {
+        const char *construct, *why;
+    } bad[] = {
+        {"{\"Module.c.C.forward.0\": \"Module.c.C.forward.0\"}", "construct.json: Module.c.C.forward.0 is its own parent"},
+        {"{\"Module.a.A.forward.0\": \"Module.b.B.forward.0\", \"Module.b.B.forward.0\": \"Module.a.A.forward.0\"}",
+         "Module.b.B.forward.0 and Module.a.A.forward.0 are each other's parent"},
+        {"{\"Module.a.A.forward.0\": \"Module.b.B.forward.0\", \"Module.b.B.forward.0\": \"Module.c.C.forward.0\","
+         " \"Module.c.C.forward.0\": \"Module.a.A.forward.0\", \"Module.d.D.forward.0\": \"Module.a.A.forward.0\"}",
+         "lead back to it"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *dir = tu_mkdtemp();
+        free(tu_write(dir, "construct.json", bad[i].construct, (size_t)-1));
+        free(tu_write(dir, "dump.json", "{\"task\": \"statistics\", \"data\": {}}", (size_t)-1));
+        free(tu_write(dir, "stack.json", "{}", (size_t)-1));
+        rankdata rd;
+        graph g;
+        graph_opts o;
+        memset(&o, 0, sizeof o);
+        memset(&g, 0, sizeof g);
+        err_clear();
+        assert_int_equal(rank_load(&rd, dir, 0, NULL), 0);
+        assert_int_equal(graph_build(&g, &rd, &o), -1);
+        if (!strstr(err_message(), bad[i].why))
+            fail_msg("%s: %s", bad[i].construct, err_message());
+        err_clear();
+        graph_free(&g);
+        rank_free(&rd);
+        tu_rmtree(dir);
+        free(dir);
+    }
 }
 
 /* §4.3 step 1: a backward node without a parent takes the backward twin of
@@ -273,7 +394,8 @@ static void test_md5_index(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_name_op),     cmocka_unit_test(test_example_a),    cmocka_unit_test(test_parents),
+        cmocka_unit_test(test_name_op),     cmocka_unit_test(test_name_op_newest), cmocka_unit_test(test_inplace_parent),
+        cmocka_unit_test(test_recompute),   cmocka_unit_test(test_example_a),    cmocka_unit_test(test_parents),
         cmocka_unit_test(test_backward_parent), cmocka_unit_test(test_collections),
         cmocka_unit_test(test_parameters_grad), cmocka_unit_test(test_stacks),   cmocka_unit_test(test_micro_steps),
         cmocka_unit_test(test_overflow),    cmocka_unit_test(test_items),       cmocka_unit_test(test_md5_index),

@@ -280,7 +280,7 @@ static void test_distributed(void **state)
     dist_rank(&r0, 0);
     dist_rank(&r1, 1);
     graph *gs[2] = {&r0.g, &r1.g};
-    graph_distributed(gs, 2, 0);
+    graph_distributed(gs, 2, 0, 0);
     const gnode *send = gh_node(&r0.g, "Distributed.send.0.forward");
     assert_non_null(send->dist);
     assert_int_equal(send->dist->v[0].type, 0);
@@ -324,7 +324,7 @@ static void test_p2p_no_output(void **state)
             "{}");
     r1.g.rank = 1;
     graph *gs[2] = {&r0.g, &r1.g};
-    graph_distributed(gs, 2, 0);
+    graph_distributed(gs, 2, 0, 0);
     assert_null(gh_node(&r0.g, "Distributed.send.0.forward")->dist);
     assert_null(gh_node(&r1.g, "Distributed.recv.0.forward")->dist);
     gh_free(&r0);

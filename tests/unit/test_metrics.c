@@ -31,8 +31,10 @@
 #include "metrics_gen.h"
 
 #include "metrics_cases.h"
+#include "metrics_cases_newest.h"
 
 #define NCASES (sizeof gen_cases / sizeof gen_cases[0])
+#define NCASES_NEWEST (sizeof gen_cases_newest / sizeof gen_cases_newest[0])
 
 /* ---- checking results ------------------------------------------------------- */
 
@@ -76,13 +78,21 @@ static void expand16(const char *letters, strbuf *sb)
         sb_adds(sb, *p == 'M' ? ZERO_D_MSG : *p == 'X' ? MAXABS_NAN_MSG : MAXREL_NAN_MSG);
 }
 
-static int run_case(const metrics_case *c)
+/* The elements of both sides of a generated case (free both). */
+static void case_values(const metrics_case *c, elem **vn, elem **vb)
 {
     size_t nn = count_of(c->ndim_n, c->shape_n), nb = count_of(c->ndim_b, c->shape_b);
     size_t total = nn > nb ? nn : nb;
-    elem *vn = calloc(total ? total : 1, sizeof *vn), *vb = calloc(total ? total : 1, sizeof *vb);
-    assert_true(vn && vb);
-    generate(c, total, vn, vb);
+    *vn = calloc(total ? total : 1, sizeof **vn);
+    *vb = calloc(total ? total : 1, sizeof **vb);
+    assert_true(*vn && *vb);
+    generate(c, total, *vn, *vb);
+}
+
+static int run_case(const metrics_case *c)
+{
+    elem *vn, *vb;
+    case_values(c, &vn, &vb);
     int bad = 0;
     tensor_metrics m;
     for (int layout = 0; layout < L_COUNT; layout++) {
@@ -110,6 +120,43 @@ static int run_case(const metrics_case *c)
     free(vn);
     free(vb);
     return bad;
+}
+
+/* The newest msprobe's cells of the same pairs (METRICS_NEWEST: squeezed
+ * tensors, its checks' order, its relative error); its table drops the
+ * messages, so only the cells are checked. */
+static int run_case_newest(const metrics_case *c)
+{
+    elem *vn, *vb;
+    case_values(c, &vn, &vb);
+    int bad = 0;
+    tensor_metrics m;
+    for (int layout = 0; layout <= L_COUNT; layout++) {
+        tensor tn, tb;
+        int l = layout == L_COUNT ? L_C : layout;
+        build(&tn, c->dn, c->ndim_n, c->shape_n, vn, l);
+        build(&tb, c->db, c->ndim_b, c->shape_b, vb, l == L_FORTRAN ? L_C : l);
+        static const char *const names[] = {"C order", "Fortran order", "byte-swapped", "strided", "scalar"};
+        unsigned flags = METRICS_NEWEST | (layout == L_COUNT ? METRICS_SCALAR : 0);
+        assert_int_equal(metrics_compare(&tn, &tb, flags, &m), 0);
+        /* no accuracy, no message: the newest table has neither */
+        m.msgs = 0;
+        bad |= expect(c->name, names[layout], &m, c->kind, c->value, metrics_accuracy(&m), "");
+        tensor_free(&tn);
+        tensor_free(&tb);
+    }
+    free(vn);
+    free(vb);
+    return bad;
+}
+
+static void test_generated_cases_newest(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (size_t i = 0; i < NCASES_NEWEST; i++)
+        bad |= run_case_newest(&gen_cases_newest[i]);
+    assert_int_equal(bad, 0);
 }
 
 static void test_generated_cases(void **state)
@@ -551,6 +598,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worked_examples),
         cmocka_unit_test(test_generated_cases),
+        cmocka_unit_test(test_generated_cases_newest),
         cmocka_unit_test(test_round_half_vector),
         cmocka_unit_test(test_complex_abs),
         cmocka_unit_test(test_vector_matches_scalar),

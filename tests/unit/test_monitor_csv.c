@@ -52,7 +52,7 @@ static int on_row(void *ctx, const mcsv_row *r)
 static int read_text(const char *text, sink *s)
 {
     memset(s, 0, sizeof *s);
-    mcsv_reader r = {OPS, NOPS, on_header, on_row, s};
+    mcsv_reader r = {OPS, NOPS, on_header, on_row, s, NULL};
     err_clear();
     return mcsv_read("m.csv", text, strlen(text), &r);
 }
@@ -128,7 +128,7 @@ static void test_malformed(void **state)
 static void test_header_only(void **state)
 {
     const char *text = "vpp_stage,name,step,mean,\"shape\"\n0,a,0,x,broken\n";
-    mcsv_reader r = {OPS, NOPS, NULL, NULL, NULL};
+    mcsv_reader r = {OPS, NOPS, NULL, NULL, NULL, NULL};
     mcsv_header h;
     assert_int_equal(mcsv_read_header("m.csv", text, strlen(text), &r, &h), 0);
     assert_int_equal(h.nfile_ops, 1);

@@ -423,6 +423,9 @@ static void test_step_lists(void **state)
     assert_int_equal(numlist_parse("7 ", "-s", &l), 0);
     assert_true(numlist_has(&l, 7) && !numlist_has(&l, 8));
     numlist_free(&l);
+    assert_int_equal(numlist_parse("[1, 99999999999999999999]", "-s", &l), -1);
+    assert_string_equal(err_message(), "-s: 99999999999999999999 is beyond the largest rank or step, 100000000");
+    err_clear();
     static const char *const bad[] = {"[13", "13]", "[a]", "[1,,2]", "", "[1.5]", "(1, 2)", "[", "]", "1-"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(numlist_parse(bad[i], "-s", &l), -1);
@@ -474,13 +477,14 @@ static void test_flags(void **state)
 
 /* OPT_LIST: argparse's nargs '*' and 2. */
 typedef struct {
-    opt_list d, c;
+    opt_list d, c, b;
     const char *o;
 } lcli;
 
 static const opt ltable[] = {
     OPT_LIST("-d --dump", lcli, d, "[FILE ...]", 0, -1, "pack"),
     OPT_LIST("-c --compare", lcli, c, "A B", 2, 2, "compare"),
+    OPT_LIST("-b --golden", lcli, b, "G", 1, 1, "golden", .flags = OPT_APPEND),
     OPT_STRING("-o --output", lcli, o, "P", "out"),
     OPT_END(),
 };
@@ -531,6 +535,19 @@ static void test_lists(void **state)
     assert_int_equal(lrun(&o, "-d a -d b c"), OPTS_RUN);
     assert_int_equal(o.d.n, 2);
     assert_string_equal(o.d.v[0], "b");
+    /* OPT_APPEND: every time adds (argparse action='append') */
+    assert_int_equal(lrun(&o, "-b A -o x --golden=B -d q -b C"), 0);
+    assert_int_equal(o.b.n, 3);
+    assert_string_equal(o.b.v[0], "A");
+    assert_string_equal(o.b.v[1], "B");
+    assert_string_equal(o.b.v[2], "C");
+    assert_string_equal(o.o, "x");
+    opts_list_free(&o.b);
+    assert_int_equal(lrun(&o, "-b A"), 0);
+    assert_int_equal(o.b.n, 1);
+    assert_null(o.b.alloc);
+    assert_int_equal(lrun(&o, "-b A -b"), -1);
+    assert_non_null(strstr(err_message(), "-b needs 1 values (G), got 0"));
 }
 
 int main(void)

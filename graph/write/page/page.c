@@ -15,6 +15,7 @@
 #include "base/outdir.h"
 #include "base/outstream.h"
 #include "format/json.h"
+#include "format/htmlw.h"
 #include "format/jsonw.h"
 
 #include <stdlib.h>
@@ -22,20 +23,6 @@
 #include <unistd.h>
 
 extern const char graph_viewer_js[], graph_viewer_css[];
-
-static void html_text(strbuf *sb, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '<')
-            sb_adds(sb, "&lt;");
-        else if (*s == '>')
-            sb_adds(sb, "&gt;");
-        else if (*s == '&')
-            sb_adds(sb, "&amp;");
-        else
-            sb_addc(sb, *s);
-    }
-}
 
 /* JSON text made safe inside <script>: whitespace between tokens dropped,
  * <, > and & in strings as \u escapes, the non-JSON tokens NaN, Infinity
@@ -174,7 +161,7 @@ static int page_from_vis(const char *vis, const char *shown, char **page, int re
         char *base = path_basename(shown), *pbase = path_basename(os.path);
         sb_adds(sb, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>msprobe graph \xc2\xb7 ");
-        html_text(sb, base);
+        htmlw_text(sb, base);
         sb_adds(sb, "</title>\n<style>\n");
         sb_adds(sb, graph_viewer_css);
         sb_adds(sb, "</style>\n</head>\n<body>\n<header></header>\n<div id=\"toolbar\"></div>\n<div id=\"legend\"></div>\n"
