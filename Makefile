@@ -1,7 +1,8 @@
 # msprobe — offline analyzers for MindStudio Probe dumps.
 #
 #   make            build build/msprobe
-#   make test       unit + CLI tests, then the same under ASan+UBSan
+#   make test       unit + CLI tests, then the same under ASan+UBSan (-j2: builds on two cores)
+#   make check-long what make test leaves out: valgrind over the hostile files, fuzzing, ...
 #   make check-aarch64  cross-build lib/ and its unit tests, run them under qemu-aarch64
 #   make demo       build and compare the example dumps of testdata/
 #   make bench      generate big dumps and time compare on them
@@ -37,9 +38,11 @@ ifeq ($(FUZZ),1)
 endif
 
 # lib/ is the library (libmsprobe.a, lib/ alone); every subcommand family
-# lives in its own folder (libcommands.a); cmd/ only dispatches. Test-only
-# writers (npy, pt, zip) live in tests/support (libtestsupport.a).
-SUBDIRS  := compare parse nan_analyze config_check monitor graph train
+# lives in its own folder (libcommands.a), found by its commands.h (what
+# cmd/main.c includes: docs/ARCHITECTURE.md, "Adding a subcommand"); cmd/
+# only dispatches. Test-only writers (npy, pt, zip) live in tests/support
+# (libtestsupport.a).
+SUBDIRS  := $(sort $(patsubst %/commands.h,%,$(wildcard */commands.h)))
 LIB_SRC  := $(shell find lib -name '*.c' | LC_ALL=C sort)
 SUB_SRC  := $(shell find $(SUBDIRS) -name '*.c' 2>/dev/null | LC_ALL=C sort)
 CMD_SRC  := $(wildcard cmd/*.c)
@@ -75,7 +78,7 @@ else
   FUZZ_LINK :=
 endif
 
-.PHONY: all test test-plain test-asan test-fuzz check check-aarch64 demo bench install uninstall clean units tools fuzzers fuzz
+.PHONY: all test test-plain test-asan check check-long check-aarch64 demo bench install uninstall clean units tools fuzzers fuzz
 
 all: $(BIN)
 
@@ -149,19 +152,37 @@ fuzzers: $(FUZZ_BIN)
 .SECONDARY: $(FUZZ_OBJ)
 
 # The test suite: unit tests (cmocka), CLI behaviour tests, the conformance
-# test against ../shared/corpus when it exists; then all of it again under
-# AddressSanitizer + UndefinedBehaviorSanitizer in a separate build tree;
-# then, once both are done (it takes every core), the short libFuzzer run.
-test: test-plain test-asan
-	@$(MAKE) --no-print-directory test-fuzz
+# test against ../shared/corpus when it exists, the page in a browser, three
+# runs under valgrind; then all of it again under AddressSanitizer +
+# UndefinedBehaviorSanitizer in a separate build tree. One pass after the
+# other (each takes every core), each printing how long its build and its
+# tests took. The builds use every core unless make was given -j. What is slow for what it
+# adds to every run is in check-long.
+test:
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory test-plain && \
+	$(MAKE) --no-print-directory test-asan && \
+	echo "make test: passed in $$(($$(date +%s) - start)) s"
 
-test-plain: $(BIN) units tools fuzzers
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+test-plain:
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) $(BIN) units tools fuzzers && \
+	echo "== build ($(BUILD)): $$(($$(date +%s) - start)) s"
 	tests/run_tests.sh $(BUILD)
 
 test-asan:
-	$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 test-plain
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=1 OPT=-O1 test-plain
 
 check: test
+
+# The long tests (tests/run_long.sh): the catalogue of hostile files under
+# valgrind, the 10^8-element kernel test, the full truncation stress, a
+# throw-away subcommand added by the recipe, and make fuzz (FUZZ_SECONDS per
+# harness). Not part of make test, nor of .ci/run.
+check-long: $(BIN) units tools
+	+tests/run_long.sh $(BUILD)
 
 # lib/ and its unit tests cross-built for AArch64 and run under qemu-user;
 # not part of make test (see the script for what it needs).
@@ -176,19 +197,14 @@ bench: $(BIN) tools
 
 # libFuzzer over every reader (clang): FUZZ_SECONDS per harness (default
 # 10), FUZZ_JOBS harnesses at once (default: all cores), FUZZ_ONLY=fz_npy
-# for one; findings land in build-fuzz/fuzz/findings/. make test runs it
-# where clang is installed (deps.sh installs it); the long run: README.
+# for one; findings land in build-fuzz/fuzz/findings/. make check-long runs
+# it where clang is installed (deps.sh installs it); make test replays
+# every harness over its seeds and kept findings; the long run: README.
 fuzz:
-	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang FUZZ=1 OPT=-O1 fuzzers
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang FUZZ=1 OPT=-O1 fuzzers && \
+	echo "== build (build-fuzz): $$(($$(date +%s) - start)) s"
 	tests/fuzz/run.sh build-fuzz
-
-test-fuzz:
-	@if command -v clang > /dev/null 2>&1; then \
-	    echo "== make fuzz (libFuzzer, $${FUZZ_SECONDS:-10} s per harness)"; \
-	    $(MAKE) --no-print-directory fuzz; \
-	else \
-	    echo "== make fuzz skipped: no clang on this machine (deps.sh installs it)"; \
-	fi
 
 # The binary, a msprobe-<name> link per command name and alias, the man
 # pages and the completion scripts (bash-completion loads one per command

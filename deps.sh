@@ -4,7 +4,7 @@
 # (zlib, libxlsxwriter, libyaml, SQLite),
 # cmocka for the unit tests, cJSON and expat (the oracles of the fuzz
 # harnesses' differential tests; make test replays them), clang and its
-# runtime libraries (libFuzzer: make test's short fuzz run), valgrind, python3 (the conformance test against
+# runtime libraries (libFuzzer: the short fuzz run of make check-long), valgrind, python3 (the conformance test against
 # ../shared/corpus, the include check and the terminal test use it), unzip,
 # zsh (the test of the zsh completion script) and chromium (the browser test
 # of graph's page, run headless).

@@ -9,8 +9,9 @@ and colour cues: the two panes keep half the window each whatever is
 selected, the legend entries are toggle buttons, a closed module holding
 nodes in the legend's yellow or red is ringed and carries their count, a
 collection is filled by its index like any node. Any console error or
-uncaught exception fails the test. Prints how long the page took to open;
-can save a screenshot.
+uncaught exception fails the test. Prints how long the page took to open
+(on the clock, and in CPU time of Chromium's processes, which
+--expect-open-s bounds); can save a screenshot.
 
 usage: browser_graph.py CHROMIUM PAGE [--expect-open-s S] [--screenshot PNG]
                         [--search NAME] [--window WxH] [--layout] [--only-open]
@@ -108,6 +109,31 @@ class Browser:
                 out.append('log: ' + p['entry'].get('text', ''))
         return out
 
+    def cpu_seconds(self):
+        """CPU time (user + system) of Chromium's processes so far: the
+        browser and every process under it. What opening a page costs in
+        this, unlike the time on the clock, does not grow when other work
+        shares the machine."""
+        parent, ticks = {}, {}
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f'/proc/{pid}/stat') as f:
+                    fields = f.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            parent[int(pid)] = int(fields[1])
+            ticks[int(pid)] = int(fields[11]) + int(fields[12])
+        total = 0
+        for pid, t in ticks.items():
+            p = pid
+            while p > 1 and p != self.proc.pid:
+                p = parent.get(p, 0)
+            if p == self.proc.pid:
+                total += t
+        return total / os.sysconf('SC_CLK_TCK')
+
     def open(self, url, width, height):
         target = self.send('Target.createTarget', {'url': 'about:blank'}, session=False)
         attached = self.send('Target.attachToTarget', {'targetId': target['targetId'], 'flatten': True},
@@ -117,10 +143,10 @@ class Browser:
             self.send(m)
         self.send('Emulation.setDeviceMetricsOverride',
                   {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False})
-        t0 = time.time()
+        t0, cpu0 = time.time(), self.cpu_seconds()
         self.send('Page.navigate', {'url': url})
         self.wait_event('Page.loadEventFired', timeout=120)
-        return time.time() - t0
+        return time.time() - t0, self.cpu_seconds() - cpu0
 
     def eval(self, expr):
         r = self.send('Runtime.evaluate', {'expression': expr, 'awaitPromise': True, 'returnByValue': True},
@@ -402,12 +428,14 @@ def main():
     b = Browser(a.chromium)
     status = 0
     try:
-        secs = b.open('file://' + os.path.abspath(a.page), width, height)
+        secs, cpu = b.open('file://' + os.path.abspath(a.page), width, height)
         nodes = b.eval('Object.keys(window.msprobeGraph.panes[0].g.nodes).length')
         print(f'opened {os.path.basename(a.page)} ({os.path.getsize(a.page) / 1e6:.1f} MB, {nodes} nodes) '
-              f'in {secs:.2f} s')
-        if a.expect_open_s and secs > a.expect_open_s:
-            print(f'FAIL: opening took {secs:.2f} s, more than {a.expect_open_s} s')
+              f'in {secs:.2f} s ({cpu:.2f} s of CPU)')
+        # the CPU time, not the clock's: a loaded machine stretches the
+        # latter whatever the page does
+        if a.expect_open_s and cpu > a.expect_open_s:
+            print(f'FAIL: opening took {cpu:.2f} s of CPU, more than {a.expect_open_s} s')
             status = 1
         if not a.only_open:
             for line in b.eval(STEPS.replace('SEARCH', json.dumps(a.search))):

@@ -6,7 +6,8 @@
 # following it, a communication node's link to its rank's page; on the
 # example of `make demo`, the layout and colour cues (--layout) -- with any
 # console error failing the test; the largest .vis of ../shared/corpus (as
-# msprobe wrote it) must open in under 2 s. Without the corpus, a generated
+# msprobe wrote it) must open in under 2 s of Chromium's CPU time (the clock
+# would measure the machine's load too). Without the corpus, a generated
 # pair. Skipped, and said so, without chromium or python3.
 #
 #   tests/browser_graph.sh BUILD [SCREENSHOT.png]   (the README's picture:

@@ -70,8 +70,9 @@ def main():
     b = Browser(a.chromium)
     status = 0
     try:
-        secs = b.open('file://' + os.path.abspath(a.page), 1000, 1400)
-        print(f'opened {os.path.basename(a.page)} ({os.path.getsize(a.page) / 1e3:.0f} kB) in {secs:.2f} s')
+        secs, cpu = b.open('file://' + os.path.abspath(a.page), 1000, 1400)
+        print(f'opened {os.path.basename(a.page)} ({os.path.getsize(a.page) / 1e3:.0f} kB) in {secs:.2f} s '
+              f'({cpu:.2f} s of CPU)')
         lines, failing = b.eval(STEPS)
         for line in lines:
             print('  ' + line)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs the whole test suite against one build tree (build/ or build-asan/):
 # every cmocka unit test, the CLI behaviour tests, and the conformance test
-# against ../shared/corpus when that directory exists.
+# against ../shared/corpus when that directory exists. What is slow for
+# what it adds to every run is in tests/run_long.sh (make check-long).
 set -u
 BUILD=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,20 +11,30 @@ fail=0
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# test_metrics_kern's long tensor: 2^23 elements, past the 2^22-element
+# pieces a big tensor is cut into (make check-long: 10^8)
+export MSPROBE_TEST_BIG=${MSPROBE_TEST_BIG:-8388608}
 
-echo "== include layers"
+# Every pass says how long it took ("   (12 s)" after its lines) and the
+# last line sums them up, so that a slow pass shows in any CI log.
+. tests/pass_time.sh
+
+pass layers "include layers"
 if python3 tests/lint/check_layers.py .; then
     echo "ok   no include cycle, no upward include, path includes only"
 else
     fail=1
 fi
 
-echo "== unit tests ($BUILD)"
+pass unit "unit tests ($BUILD)"
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     case "$t" in *.d) continue ;; esac
+    t0=$(date +%s)
     if "$t" >"$BUILD/$(basename "$t").log" 2>&1; then
-        echo "ok   $(basename "$t")"
+        took=$(($(date +%s) - t0))
+        # the slow ones say so
+        if [ $took -ge 2 ]; then echo "ok   $(basename "$t") ($took s)"; else echo "ok   $(basename "$t")"; fi
     else
         echo "FAIL $(basename "$t") (log: $BUILD/$(basename "$t").log)"
         tail -20 "$BUILD/$(basename "$t").log"
@@ -34,20 +45,21 @@ done
 for s in tests/cli/run.sh tests/conformance.sh tests/conformance_newest.sh tests/conformance_nan.sh \
     tests/conformance_config.sh tests/monitor_conformance.sh tests/conformance_graph.sh tests/conformance_train.sh; do
     [ -f "$s" ] || continue
-    echo "== $s ($BUILD)"
+    case $s in tests/cli/run.sh) short=cli ;; *) short=$(basename "$s" .sh) ;; esac
+    pass "$short" "$s ($BUILD)"
     sh "$s" "$BUILD" || fail=1
 done
 
 # Every reader's fuzz harness, as a plain program (under ASan/UBSan in
 # build-asan/), over the inputs the fuzzers found (tests/fuzz/regress/) and
 # the seed corpora; the timed libFuzzer run is make fuzz (clang).
-echo "== tests/fuzz/replay.sh ($BUILD)"
+pass replay "tests/fuzz/replay.sh ($BUILD)"
 sh tests/fuzz/replay.sh "$BUILD" || fail=1
 
 # Tensor files truncated by another process while a compare reads them:
 # exit 2 with one line, never a signal (the full run: tests/stress/truncate.sh
 # BUILD 100 128).
-echo "== tests/stress/truncate.sh ($BUILD)"
+pass truncate "tests/stress/truncate.sh ($BUILD)"
 if out=$(sh tests/stress/truncate.sh "$BUILD" 20 32 2>&1); then
     echo "ok   $(printf '%s\n' "$out" | tail -1)"
 else
@@ -58,17 +70,18 @@ fi
 # The graph page in headless Chromium (plain builds only: the page's script
 # is what it tests; skipped, and said so, without chromium)
 case "$BUILD" in build-asan*|build-clang*) ;; *)
-    echo "== tests/browser_graph.sh ($BUILD)"
+    pass browser "tests/browser_graph.sh ($BUILD)"
     sh tests/browser_graph.sh "$BUILD" || fail=1
-    echo "== tests/browser_train.sh ($BUILD)"
+    pass browser_train "tests/browser_train.sh ($BUILD)"
     sh tests/browser_train.sh "$BUILD" || fail=1 ;;
 esac
 
-# A compare under valgrind (plain builds only: it cannot run ASan binaries,
-# build-asan/ or clang's build-clang/).
+# A compare, a nan_analyze and a graph under valgrind (plain builds only:
+# it cannot run ASan binaries, build-asan/ or clang's build-clang/); the
+# whole catalogue of hostile files under valgrind is in make check-long.
 case "$BUILD" in build-asan*|build-clang*) sanitized=1 ;; *) sanitized=0 ;; esac
 if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
-    echo "== valgrind ($BUILD)"
+    pass valgrind "valgrind ($BUILD)"
     vout=$(mktemp -d)
     if valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect \
         "$BUILD/msprobe" compare -q -n testdata/features/target/step0/rank0 -b testdata/features/bench/step0/rank0 \
@@ -120,27 +133,16 @@ if command -v valgrind >/dev/null 2>&1 && [ $sanitized = 0 ]; then
         fail=1
     fi
     rm -rf "$vout"
-    # the catalogue of hostile files (tests/cli/catalogue_cases.txt), every
-    # case under valgrind: an error or a definite leak exits 9, not 2
-    echo "== the catalogue of hostile files under valgrind ($BUILD)"
-    CLI_CASES=tests/cli/catalogue_cases.txt \
-        CLI_WRAP="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
-        sh tests/cli/run.sh "$BUILD" > "$BUILD/valgrind_catalogue.log" 2>&1
-    if [ $? -eq 0 ]; then
-        echo "ok   valgrind: $(tail -1 "$BUILD/valgrind_catalogue.log")"
-    else
-        echo "FAIL valgrind catalogue (log: $BUILD/valgrind_catalogue.log)"
-        grep -A3 '^FAIL' "$BUILD/valgrind_catalogue.log" | head -40
-        fail=1
-    fi
 fi
 
 # The status line on a pseudo-terminal (plain builds only: it checks
 # timing, which the sanitizers' slowdown would blur).
 if [ "${BUILD#build-asan}" = "$BUILD" ]; then
-    echo "== tests/progress_tty.sh ($BUILD)"
+    pass progress_tty "tests/progress_tty.sh ($BUILD)"
     sh tests/progress_tty.sh "$BUILD" || fail=1
 fi
+
+pass_summary "$BUILD"
 
 if [ $fail -ne 0 ]; then
     echo "TESTS FAILED ($BUILD)"

@@ -8,9 +8,14 @@ The output is read as it comes, each chunk with its time, so that the
 status line can be followed through the run. Checks:
 
   --through       the status line is drawn from the first second to the
-                  end: first draw within 1 s, never 2 s without a redraw,
-                  the last one less than 2 s before the end; at most about
-                  ten draws a second
+                  end, by the run's own clock (the "| m:ss" each draw ends
+                  with): the first draw in its first second, no second of
+                  the run without a draw (so never 2 s without one), the
+                  last draw in a phase of --last-phase; at most about ten
+                  draws a second
+  --last-phase P  with --through: the phases the last draw may show,
+                  comma-separated (default: compress,advisor,finish, the
+                  end of an xlsx compare)
   --jobs N        every draw is one line for the whole run ("k/N done")
   --warnings K    K warning lines, each at the start of a line of its own
                   (never after a piece of the status line), the first one
@@ -25,8 +30,13 @@ status line can be followed through the run. Checks:
   --exit N        the command's exit status (default 0)
 
 Always: the status line is gone from the final screen. Prints one line of
-figures (time, draws, draws per second, longest gap). Exit status 1 with a
-line per failed check.
+figures (time, draws, draws per second, longest gap as read, seconds of the
+run with a draw). Exit status 1 with a line per failed check.
+
+Why the run's own clock: the times at which this script reads the draws
+include the delays of script(1) and of this reader, which a loaded machine
+stretches to seconds (a shared CI machine failed "first draw within 1 s"
+that way); the seconds msprobe prints are when it drew.
 """
 import argparse
 import os
@@ -40,6 +50,14 @@ PREFIX = b"msprobe compare:"
 STATUS_END = re.compile(rb"\| \d+:\d\d(:\d\d)?(, \d+:\d\d(:\d\d)? left)?$")
 # the job named on a draw: "| rank1 load 45%"
 NAMED = re.compile(rb"done \| (\S+) ")
+# the run's clock, before any time left: "| 1:05" or "| 1:05, 0:20 left"
+CLOCK = re.compile(rb"\| (?:(\d+):)?(\d+):(\d\d)(?:, \d+:\d\d(?::\d\d)? left)?$")
+
+
+def clock(text):
+    """The seconds of the run a draw shows ("| 1:05" is 65)."""
+    h, m, sec = CLOCK.search(text).groups()
+    return int(h or 0) * 3600 + int(m) * 60 + int(sec)
 
 
 def run(cmd):
@@ -113,6 +131,7 @@ def main():
     ap.add_argument("--before", nargs=2, metavar=("TEXT", "JOB"))
     ap.add_argument("--steady", type=int)
     ap.add_argument("--eta", action="store_true")
+    ap.add_argument("--last-phase", default="compress,advisor,finish")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
@@ -124,8 +143,10 @@ def main():
     times = [time_at(chunks, off) for off, _ in d]
     gaps = [b - x for x, b in zip(times, times[1:])]
     rate = len(d) / total if total else 0
-    print(f"     {total:.2f} s, {len(d)} draws, {rate:.1f}/s, longest gap "
-          f"{max(gaps) if gaps else 0:.2f} s, first {times[0] if times else 0:.2f} s")
+    secs = [clock(t) for _, t in d]
+    print(f"     {total:.2f} s, {len(d)} draws, {rate:.1f}/s, longest gap as read "
+          f"{max(gaps) if gaps else 0:.2f} s, first read {times[0] if times else 0:.2f} s; "
+          f"run's clock: {secs[0] if secs else '-'} to {secs[-1] if secs else '-'} s")
     lines = screen(out)
     if a.silent and out:
         faults.append(f"printed {len(out)} bytes: {out[:200]!r}")
@@ -133,14 +154,19 @@ def main():
         if not d:
             faults.append("no status line drawn")
         else:
-            if times[0] > 1.0:
-                faults.append(f"first draw after {times[0]:.2f} s")
-            if gaps and max(gaps) > 2.0:
-                faults.append(f"{max(gaps):.2f} s without a redraw")
-            if total - times[-1] > 2.0:
-                faults.append(f"last draw {total - times[-1]:.2f} s before the end")
-            if rate > 11:
-                faults.append(f"{rate:.1f} draws a second")
+            if secs[0] != 0:
+                faults.append(f"the first draw shows {d[0][1]!r}, not the run's first second")
+            skips = [(x, y) for x, y in zip(secs, secs[1:]) if y > x + 1]
+            if skips:
+                faults.append(f"no draw from {skips[0][0]} s to {skips[0][1]} s of the run")
+            if any(y < x for x, y in zip(secs, secs[1:])):
+                faults.append("the run's clock goes back")
+            last = d[-1][1]
+            if not any(f" {p} ".encode() in last + b" " for p in a.last_phase.split(",")):
+                faults.append(f"the last draw {last!r} is not in a phase of {a.last_phase}")
+            per_second = len(d) / (secs[-1] - secs[0] + 1)
+            if per_second > 11:
+                faults.append(f"{per_second:.1f} draws a second of the run")
     if a.jobs:
         bad = [t for _, t in d if t.count(PREFIX) != 1 or f"/{a.jobs} done".encode() not in t]
         if bad:

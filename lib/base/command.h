@@ -8,10 +8,13 @@
  *   const command nan_analyze_command = {"nan_analyze", "overflow_check", "find the first NaN/Inf ...",
  *                                        &spec, cmd_nan_analyze};
  *
- * and one line in cmd/'s list of commands. The handler parses its argv with
- * opts_parse(&spec, ...) and stops with opts_exit_status() on anything but
- * OPTS_RUN (help printed: 0; a usage error: 2); --help, the man page check
- * and the completion scripts read the same spec. */
+ * declared in its family's commands.h, and one line in cmd/main.c's list of
+ * commands. The handler parses its argv with opts_parse(&spec, ...) and
+ * stops with opts_exit_status() on anything but OPTS_RUN (help printed: 0;
+ * a usage error: 2); --help, the man page check and the completion scripts
+ * read the same spec. The whole recipe (man page, msprobe.1, CLI cases,
+ * unit test, README), and what checks each item: docs/ARCHITECTURE.md,
+ * "Adding a subcommand". */
 #ifndef MSP_COMMAND_H
 #define MSP_COMMAND_H
 

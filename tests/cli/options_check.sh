@@ -15,6 +15,9 @@
 #                                          option CMD shows in --help, and only options of CMD (or
 #                                          CMD2...; graph+view for 'graph view')
 #   options_check.sh BIN readme-commands   the README's table of commands names every command
+#   options_check.sh BIN recipe [TOP]      every command has all that docs/ARCHITECTURE.md's
+#                                          "Adding a subcommand" asks for (TOP: the tree whose
+#                                          man pages, README, cases and unit tests are read)
 #
 # Exit status 0 when the check holds, 1 with the differences on stderr.
 set -u
@@ -52,6 +55,13 @@ shown_options() {
 # The .TP tags of the OPTIONS section of a man page.
 man_tags() {
     sed -n '/^\.SH OPTIONS$/,/^\.SH /p' "$1" | awk 'prev == ".TP" { print ".TP"; print } { prev = $0 }'
+}
+
+# What the bash script offers for a command line (the words bash would pass;
+# the last one is completed), sorted, on one line; $T/msprobe.bash must exist.
+offers() {
+    (cd "$T/cwd" && bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _msprobe
+                              printf "%s\n" "${COMPREPLY[@]}"' "$T/msprobe.bash" "$@") | sort | tr '\n' ' '
 }
 
 case $what in
@@ -94,11 +104,6 @@ bash)
     "$BIN" completion bash > "$T/msprobe.bash" || exit 1
     bash -n "$T/msprobe.bash" || { echo "the bash script does not parse" >&2; exit 1; }
     mkdir -p "$T/cwd/dumps" && : > "$T/cwd/a.npy"
-    # the words bash would pass for a command line; the last one is completed
-    offers() {
-        (cd "$T/cwd" && bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _msprobe
-                                  printf "%s\n" "${COMPREPLY[@]}"' "$T/msprobe.bash" "$@") | sort | tr '\n' ' '
-    }
     expect() {
         want=$1
         shift
@@ -133,9 +138,11 @@ zsh)
     fi
     zsh -n "$T/_msprobe" || { echo "the zsh script does not parse" >&2; exit 1; }
     mkdir -p "$T/cwd/dumps" && : > "$T/cwd/a.npy"
+    # the timeout is for a completion that hangs, not a slow one: a loaded
+    # machine may take seconds to start zsh
     expect() {
         want=$1
-        got=$(cd "$T/cwd" && TMPDIR=$T timeout 20 zsh -f "$top/tests/cli/zsh_complete.zsh" "$T/_msprobe" "$2" |
+        got=$(cd "$T/cwd" && TMPDIR=$T timeout 120 zsh -f "$top/tests/cli/zsh_complete.zsh" "$T/_msprobe" "$2" |
             tr '\n' ' ')
         [ "$got" = "$want " ] || { echo "zsh: '$2' offers '$got', expected '$want'" >&2; fail=1; }
     }
@@ -211,6 +218,83 @@ readme-commands)
             { echo "the README's table of commands lacks $c" >&2; fail=1; }
     done
     [ $fail = 0 ] && echo "the README's table of commands names all $("$BIN" --list-commands | wc -l) commands" ;;
+recipe)
+    # docs/ARCHITECTURE.md, "Adding a subcommand": each item checked for
+    # every command msprobe lists, one line on stderr per missing item.
+    tree=${1:-$top}
+    lack() { echo "$c: $*" >&2; fail=1; }
+    "$BIN" completion bash > "$T/msprobe.bash" || exit 1
+    mkdir -p "$T/cwd"
+    # "EXIT COMMAND" for every CLI case: the command word after the case's
+    # prefixes (fsize:N, term:GLOB, nobody:, -f pytorch, @msprobe-NAME ...)
+    cat "$tree"/tests/cli/*cases.txt | awk 'BEGIN { FS = "|" }
+        /^[ \t]*#/ || NF < 5 { next }
+        {
+            code = $2; gsub(/[ \t]/, "", code)
+            n = split($5, w, /[ \t]+/)
+            k = 1
+            while (k <= n && (w[k] == "" || w[k] ~ /^(fsize|xfsz|term):./ || w[k] ~ /^(nobody|mkout):$/ ||
+                              w[k] ~ /^--framework=/)) k++
+            if (w[k] == "-f" || w[k] == "--framework") k += 2
+            c = w[k]
+            sub(/^@msprobe-/, "", c)
+            print code, c
+        }' > "$T/cases"
+    "$BIN" --list-commands > "$T/names"
+    # every descriptor a family declares is in cmd/main.c's list
+    for h in "$tree"/*/commands.h; do
+        for d in $(sed -n 's/^extern const command \([A-Za-z0-9_]*\)_command;$/\1/p' "$h"); do
+            grep -q "^$d\( \|$\)" "$T/names" ||
+                { echo "$d: $(basename "$(dirname "$h")")/commands.h declares ${d}_command, which cmd/main.c does not list" >&2; fail=1; }
+        done
+    done
+    n=0
+    for c in $(cut -d' ' -f1 "$T/names"); do
+        n=$((n + 1))
+        # the descriptor, <name>_command, in a family's commands.h (cmd/'s own: cmd.h)
+        family=$(grep -l "^extern const command ${c}_command;" "$tree"/*/commands.h "$tree/cmd/cmd.h" 2>/dev/null | head -1)
+        if [ -z "$family" ]; then
+            lack "no 'extern const command ${c}_command;' in a family's commands.h"
+        fi
+        family=$(basename "$(dirname "${family:-x/x}")")
+        # the option table: --help-man prints its tags
+        "$BIN" "$c" --help-man > "$T/want" 2> /dev/null && [ -s "$T/want" ] || lack "no option table (--help-man prints nothing)"
+        # the man page, its OPTIONS the table's
+        page=$tree/man/msprobe-$c.1
+        if [ ! -f "$page" ]; then
+            lack "no man page man/msprobe-$c.1"
+        else
+            man_tags "$page" > "$T/got"
+            cmp -s "$T/want" "$T/got" || lack "the OPTIONS of man/msprobe-$c.1 differ from the option table (options_check.sh man $c)"
+        fi
+        # its entry in msprobe.1's COMMANDS
+        sed -n '/^\.SH COMMANDS$/,/^\.SH /p' "$tree/man/msprobe.1" | grep -qx "\.B $c" ||
+            lack "no '.B $c' entry in the COMMANDS of man/msprobe.1"
+        # CLI cases: one that succeeds, one that refuses bad input
+        grep -qx "0 $c" "$T/cases" || lack "no CLI case (tests/cli/*_cases.txt) where it exits 0"
+        grep -qx "2 $c" "$T/cases" || lack "no CLI case (tests/cli/*_cases.txt) where it refuses bad input (exit 2)"
+        # a unit test of its family (cmd/'s own commands are dispatch: CLI cases)
+        if [ "$family" != cmd ] && [ "$family" != x ] &&
+            ! grep -lq "^#include \"$family/" "$tree"/tests/unit/test_*.c 2> /dev/null; then
+            lack "no unit test (tests/unit/test_*.c) includes a header of $family/"
+        fi
+        # the README: a row of the table of subcommands, an example command line
+        grep -Eq "^\| [^|]*\`(msprobe )?$c[\` ]" "$tree/README.md" ||
+            lack "no row for it in the README's table of subcommands"
+        grep -Eq "^    (.*[^A-Za-z0-9_-])?msprobe $c([^A-Za-z0-9_]|\$)" "$tree/README.md" ||
+            lack "no example command line (indented 'msprobe $c ...') in the README"
+        # completion: the name, and every spelling of its options
+        case " $(offers msprobe "$(printf '%s' "$c" | cut -c1-3)") " in
+        *" $c "*) ;;
+        *) lack "bash completion does not offer it after 'msprobe $(printf '%s' "$c" | cut -c1-3)'" ;;
+        esac
+        got=" $(offers msprobe "$c" -)"
+        for o in $(grep -oE '\\-(\\-)?[A-Za-z0-9_]([A-Za-z0-9_]|\\-)*' "$T/want" | sed 's/\\//g' | sort -u); do
+            case "$got" in *" $o "*) ;; *) lack "bash completion does not offer $o after 'msprobe $c -'" ;; esac
+        done
+    done
+    [ $fail = 0 ] && echo "$n commands: descriptor, option table, man page, msprobe.1 COMMANDS, CLI cases," \
+        "unit test, README row and example, completion" ;;
 *)
     echo "options_check.sh: unknown check '$what'" >&2
     exit 2 ;;

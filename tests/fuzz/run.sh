@@ -9,7 +9,7 @@
 # BUILD/fuzz/findings/<harness>/ and the run fails. Each harness's line
 # gives its executions and executions per second.
 #
-#   tests/fuzz/run.sh BUILD                 every harness (make test's short run)
+#   tests/fuzz/run.sh BUILD                 every harness (the short run: make fuzz, make check-long)
 #   FUZZ_ONLY="fz_npy fz_pt" FUZZ_SECONDS=600 tests/fuzz/run.sh BUILD
 #   FUZZ_RUNS=10000000 FUZZ_JOBS=1 nice -n 19 tests/fuzz/run.sh BUILD   (the long run: README)
 #   (FUZZ_RUNS and FUZZ_SECONDS together: whichever limit comes first)

@@ -425,10 +425,11 @@ static void test_signal_cleanup(void **state)
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-            /* the signal as a terminal's shell leaves it: a job started in
-             * the background (make test &, nohup) inherits SIGINT or
-             * SIGHUP ignored, and process_setup() rightly keeps that */
-            signal(sig, SIG_DFL);
+            /* what the test starts from, whatever this process inherited:
+             * a shell without job control starts a background command
+             * with SIGINT ignored, and SIGINT would then never arrive */
+            for (int k = 0; k < 3; k++)
+                signal(sigs[k], SIG_DFL);
             if (i == 3)
                 signal(SIGHUP, SIG_IGN);
             process_setup();

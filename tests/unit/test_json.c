@@ -711,7 +711,8 @@ static void test_member_value(void **state)
 
 /* 30,000 repeated keys with long common prefixes (a 1.7 MB hostile
  * dump.json took 85 s when each member looked for its repeats): linear
- * now, well under a second even in a sanitizer build. */
+ * now, well under a second even in a sanitizer build. The bound is on this
+ * thread's CPU time, which other work on the machine does not stretch. */
 static void test_many_duplicates_linear(void **state)
 {
     strbuf sb = STRBUF_INIT;
@@ -722,17 +723,17 @@ static void test_many_duplicates_linear(void **state)
                     r || i ? ", " : "", i, r);
     sb_addc(&sb, '}');
     struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     doc d;
     assert_int_equal(parse_n(&d, sb.buf, sb.len), 0);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     assert_true(sb.len > 1500000);
     assert_int_equal(d.v.len, 15000);
     for (uint32_t i = 0; i < d.v.len; i++)
         assert_int_equal(json_member_value(&d.v, i)->u.num, 1);
     if (secs > 1.0)
-        fail_msg("30,000 repeated keys took %.2f s", secs);
+        fail_msg("30,000 repeated keys took %.2f s of CPU", secs);
     doc_free(&d);
     sb_free(&sb);
 }
