@@ -241,6 +241,8 @@ recipe)
             print code, c
         }' > "$T/cases"
     "$BIN" --list-commands > "$T/names"
+    # the README's table of subcommands (an option table's row may name a command too)
+    awk '/^\| subcommand \| job \|/ { t = 1; next } t && /^\|/ { print; next } t { exit }' "$tree/README.md" > "$T/commands"
     # every descriptor a family declares is in cmd/main.c's list
     for h in "$tree"/*/commands.h; do
         for d in $(sed -n 's/^extern const command \([A-Za-z0-9_]*\)_command;$/\1/p' "$h"); do
@@ -279,7 +281,7 @@ recipe)
             lack "no unit test (tests/unit/test_*.c) includes a header of $family/"
         fi
         # the README: a row of the table of subcommands, an example command line
-        grep -Eq "^\| [^|]*\`(msprobe )?$c[\` ]" "$tree/README.md" ||
+        grep -Eq "^\| [^|]*\`(msprobe )?$c[\` ]" "$T/commands" ||
             lack "no row for it in the README's table of subcommands"
         grep -Eq "^    (.*[^A-Za-z0-9_-])?msprobe $c([^A-Za-z0-9_]|\$)" "$tree/README.md" ||
             lack "no example command line (indented 'msprobe $c ...') in the README"
