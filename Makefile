@@ -7,7 +7,8 @@
 #   make demo       build and compare the example dumps of testdata/
 #   make bench      generate big dumps and time compare on them
 #   make fuzz       every reader under libFuzzer (clang), FUZZ_SECONDS each
-#   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages
+#   make install    PREFIX=/usr/local: binary, msprobe-<sub> links, man pages, completion
+#   make uninstall  the same PREFIX: remove them
 #
 # Dependencies (Debian): gcc make pkg-config zlib1g-dev libxlsxwriter-dev
 # libyaml-dev libsqlite3-dev libcmocka-dev (tests); see deps.sh.
@@ -77,7 +78,7 @@ else
   FUZZ_LINK :=
 endif
 
-.PHONY: all test test-plain test-asan check check-long check-aarch64 demo bench install clean units tools fuzzers fuzz
+.PHONY: all test test-plain test-asan check check-long check-aarch64 demo bench install uninstall clean units tools fuzzers fuzz
 
 all: $(BIN)
 
@@ -154,8 +155,8 @@ fuzzers: $(FUZZ_BIN)
 # test against ../shared/corpus when it exists, the page in a browser, three
 # runs under valgrind; then all of it again under AddressSanitizer +
 # UndefinedBehaviorSanitizer in a separate build tree. One pass after the
-# other (each takes every core; `make -j2 test` builds on two), each
-# printing how long its build and its tests took. What is slow for what it
+# other (each takes every core), each printing how long its build and its
+# tests took. The builds use every core unless make was given -j. What is slow for what it
 # adds to every run is in check-long.
 test:
 	@start=$$(date +%s); \
@@ -163,9 +164,11 @@ test:
 	$(MAKE) --no-print-directory test-asan && \
 	echo "make test: passed in $$(($$(date +%s) - start)) s"
 
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
 test-plain:
 	@start=$$(date +%s); \
-	$(MAKE) --no-print-directory $(BIN) units tools fuzzers && \
+	$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) $(BIN) units tools fuzzers && \
 	echo "== build ($(BUILD)): $$(($$(date +%s) - start)) s"
 	tests/run_tests.sh $(BUILD)
 
@@ -203,12 +206,27 @@ fuzz:
 	echo "== build (build-fuzz): $$(($$(date +%s) - start)) s"
 	tests/fuzz/run.sh build-fuzz
 
+# The binary, a msprobe-<name> link per command name and alias, the man
+# pages and the completion scripts (bash-completion loads one per command
+# name, so the links get one each); tests/cli/install_check.sh installs into
+# a DESTDIR and checks what landed.
+BASHCOMP := $(PREFIX)/share/bash-completion/completions
+ZSHCOMP  := $(PREFIX)/share/zsh/site-functions
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(BASHCOMP) $(DESTDIR)$(ZSHCOMP)
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/msprobe
 	for s in $$($(BIN) --list-commands); do \
-	    ln -sf msprobe $(DESTDIR)$(PREFIX)/bin/msprobe-$$s; done
+	    ln -sf msprobe $(DESTDIR)$(PREFIX)/bin/msprobe-$$s; \
+	    ln -sf msprobe $(DESTDIR)$(BASHCOMP)/msprobe-$$s; done
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(BIN) completion bash > $(DESTDIR)$(BASHCOMP)/msprobe
+	$(BIN) completion zsh > $(DESTDIR)$(ZSHCOMP)/_msprobe
+
+uninstall:
+	for s in $$($(DESTDIR)$(PREFIX)/bin/msprobe --list-commands 2>/dev/null); do \
+	    rm -f $(DESTDIR)$(PREFIX)/bin/msprobe-$$s $(DESTDIR)$(BASHCOMP)/msprobe-$$s; done
+	rm -f $(DESTDIR)$(PREFIX)/bin/msprobe $(DESTDIR)$(BASHCOMP)/msprobe $(DESTDIR)$(ZSHCOMP)/_msprobe
+	cd man && for p in *.1; do rm -f $(DESTDIR)$(PREFIX)/share/man/man1/$$p; done
 
 clean:
 	rm -rf build build-asan build-fuzz build-aarch64 build-aarch64.log

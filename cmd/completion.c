@@ -78,7 +78,8 @@ static const opt *first_positional(const entries *e)
 /* What to offer for the value of o (or for a positional argument). */
 static void bash_value(strbuf *sb, const opt *o)
 {
-    if (o->type == OPT_T_CHOICE) {
+    /* (a list of flags: its first word) */
+    if (o->type == OPT_T_CHOICE || o->type == OPT_T_FLAGS) {
         sb_adds(sb, "_msprobe_words '");
         choices(sb, o);
         sb_adds(sb, "' \"$cur\"");
@@ -252,7 +253,7 @@ static void zsh_text(strbuf *sb, const char *s)
 /* The action part of a spec: what to complete for o's value. */
 static void zsh_action(strbuf *sb, const opt *o)
 {
-    if (o->type == OPT_T_CHOICE) {
+    if (o->type == OPT_T_CHOICE || o->type == OPT_T_FLAGS) {
         sb_addc(sb, '(');
         choices(sb, o);
         sb_addc(sb, ')');

@@ -61,7 +61,7 @@ static const opt top_options[] = {
 
 static void list_commands(FILE *out)
 {
-    fprintf(out, "commands:\n");
+    fprintf(out, "%zu commands, each with its own --help and man page:\n", NCOMMANDS);
     for (size_t i = 0; i < NCOMMANDS; i++) {
         strbuf tag = STRBUF_INIT;
         sb_adds(&tag, commands[i]->name);
@@ -76,8 +76,8 @@ const opts_spec msprobe_spec = {
     .usage = "[-f pytorch|mindspore] <command> [options]\n"
              "help <command>\n"
              "completion bash|zsh",
-    .about = "Offline analyzers for the dumps of MindStudio Probe (msprobe): the results of msprobe's compare, "
-             "merge_result, parse and nan_analyze, cell for cell, from one C binary.",
+    .about = "Offline analyzers for what MindStudio Probe (msprobe) writes -- dumps, checkpoints, config packs, "
+             "training-monitor output -- with msprobe's inputs, column names and cell texts, from one C binary.",
     .more = list_commands,
     .opts = top_options,
     .epilog = "'msprobe <command> --help' and msprobe-<command>(1) describe each command. Exit status: 0 done, "

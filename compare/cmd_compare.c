@@ -29,9 +29,10 @@ typedef struct {
     int dialect;                         /* --dialect, -1: by the spelling */
     int stack, compare_only, format, jobs, compat, fuzzy;
     int diff_analyze;
-    const char *fail_on, *summary_json, *ranks, *steps;
+    unsigned fail_on;
+    const char *summary_json, *ranks, *steps;
     mapping_opts mapping;
-    int quiet, mode, tensor_log;
+    int quiet, mode, tensor_log, force;
 } cli;
 
 static const opt_choice dialects[] = {
@@ -47,6 +48,14 @@ static const opt_choice modes[] = {
     {NULL, 0, NULL},
 };
 
+/* --fail-on: the bits of the summary JSON's fail_on (compare/pipeline/summary.h) */
+static const opt_choice fail_kinds[] = {
+    {"warning", FAIL_WARNING, NULL}, {"no", FAIL_NO, NULL},   {"different", FAIL_DIFFERENT, NULL},
+    {"unmatched", FAIL_UNMATCHED, NULL}, {"red", FAIL_RED, NULL}, {"yellow", FAIL_YELLOW, NULL},
+    {"error", FAIL_ERROR, NULL}, {"any", FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT | FAIL_ERROR, NULL},
+    {NULL, 0, NULL},
+};
+
 #define NOT_OFFLINE_DATA "an option of msprobe's -m offline_data, which is not offered here"
 #define NOT_OFFLINE_MODEL "an option of msprobe's -m offline_model, which is not offered here"
 #define NOT_CONSISTENT "msprobe's compare of training with inference data is not offered here"
@@ -54,14 +63,14 @@ static const opt_choice modes[] = {
 static const opt options[] = {
     OPT_GROUP("dumps"),
     OPT_STRING("-n | --npu_path", cli, target, "TARGET", "the target dump (msprobe 8.1.0's npu_path)",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-b | --bench_path", cli, bench, "BENCH", "the bench dump (msprobe 8.1.0's bench_path)",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-tp --target_path", cli, target_new, "TARGET",
                "the target dump, as the newest msprobe spells it: the table in its dialect (see --dialect)",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-gp --golden_path", cli, bench_new, "BENCH", "the bench dump, as the newest msprobe spells it",
-               .flags = OPT_FILE),
+               .flags = OPT_FILE | OPT_INPUT),
     OPT_STRING("-i --input_path", cli, input, "compare.json",
                "msprobe 8.1.0's compare.json (npu_path, bench_path, optionally stack_path) instead of -n and -b",
                .flags = OPT_FILE),
@@ -107,11 +116,13 @@ static const opt options[] = {
     OPT_BOOL("-tensor_log --is_print_compare_log", cli, tensor_log,
              "accepted, no effect: msprobe logs each tensor it compares, we print a summary line per result"),
     OPT_GROUP("running"),
-    OPT_STRING("--fail-on", cli, fail_on, "KINDS",
-               "exit with status 3 when rows fail: warning (statistics), no (tensors: Accuracy No), different "
-               "(md5), error (the newest dialect's Result), unmatched, any; comma-separated"),
+    OPT_FLAGS("--fail-on", cli, fail_on, fail_kinds, "KINDS",
+              "exit with status 3 when rows fail -- warning (statistics), no (tensors: Accuracy No), different "
+              "(md5), error (the newest dialect's Result), any of those four -- or are unmatched, or highlighted red "
+              "or yellow"),
     OPT_STRING("--summary-json", cli, summary_json, "FILE", "also write the counts of every result as JSON",
                .flags = OPT_FILE),
+    OPT_BOOL("--force", cli, force, "replace an existing --summary-json FILE"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096,
             "rank pairs compared at once, and threads of a tensor compare (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
@@ -242,10 +253,14 @@ typedef struct {
     compare_result *results;
 } run_state;
 
+/* One rank pair; its line as soon as it is done, not after the slowest. */
 static int run_one(void *arg, size_t i)
 {
     run_state *s = arg;
-    return compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
+    int rc = compare_run_job(&s->jobs->v[i], s->opts, &s->results[i]);
+    if (rc == 0)
+        summary_line(&s->jobs->v[i], &s->results[i], !s->opts->first_diff && s->opts->dialect != DIALECT_NEWEST);
+    return rc;
 }
 
 /* Everything the options turn into before anything runs. */
@@ -258,8 +273,7 @@ typedef struct {
 static int prepare(const cli *o, run_opts *r)
 {
     memset(r, 0, sizeof *r);
-    if (o->fail_on && gate_parse(o->fail_on, &r->fail_mask) != 0)
-        return -1;
+    r->fail_mask = o->fail_on;
     if (o->ranks) {
         if (numlist_parse(o->ranks, "--ranks", &r->ranks) != 0)
             return -1;
@@ -343,6 +357,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     compare_json cj = {0};
     const char *npu = o.target, *bench = o.bench;
     job_list jobs = {0};
+    char *summary = NULL; /* --summary-json, resolved (out_named) */
     out_run *outputs = out_run_new();
     int status = EXIT_OK;
     if (o.input) {
@@ -375,7 +390,7 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     char stamp[15];
     if (mapping_load(&o.mapping, g->framework) != 0 || jobs_resolve(npu, bench, &ro, &jobs) != 0 ||
         (o.diff_analyze && diff_analyze_prepare(npu, &jobs) != 0) || out_run_mkdir(outputs, o.out_dir) != 0 ||
-        (o.summary_json && out_check_replaceable(o.summary_json) != 0) ||
+        (o.summary_json && !(summary = out_named(outputs, o.summary_json, "summary.json", OUT_REFUSES, o.force))) ||
         pick_stamp(&jobs, &opts, o.mapping.layer && g->framework != 'p', stamp) != 0) {
         status = err_report();
         goto done;
@@ -392,19 +407,20 @@ int cmd_compare(int argc, char **argv, const global_opts *g)
     if (failed)
         status = err_report();
     int gate = 0;
-    for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++) {
-        summary_line(&jobs.v[i], &s.results[i]);
+    for (size_t i = 0; i < jobs.n && status == EXIT_OK; i++)
         gate |= gate_fails(ro_.fail_mask, &s.results[i]);
-    }
     if (status == EXIT_OK)
-        summary_total(s.results, jobs.n);
+        summary_total(s.results, jobs.n, !o.diff_analyze && o.dialect != DIALECT_NEWEST);
     if (o.diff_analyze && status == EXIT_OK)
         status = diff_analyze_jobs(&jobs, s.results, outputs);
     if (status == EXIT_OK && gate)
         status = EXIT_GATE;
-    if (o.summary_json && (status == EXIT_OK || status == EXIT_GATE) &&
-        summary_write_json(o.summary_json, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0)
-        status = err_report();
+    if (summary && (status == EXIT_OK || status == EXIT_GATE)) {
+        if (path_kind(summary) != PATH_MISSING)
+            log_warn("%s: the existing summary is replaced (--force)", summary);
+        if (summary_write_json(summary, jobs.v, s.results, jobs.n, ro_.fail_mask, status) != 0)
+            status = err_report();
+    }
     for (size_t i = 0; i < jobs.n; i++)
         compare_result_free(&s.results[i]);
     free(s.results);
@@ -419,5 +435,6 @@ done:
     free(cj.npu);
     free(cj.bench);
     free(cj.stack);
+    free(summary);
     return status;
 }

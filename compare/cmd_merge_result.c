@@ -14,7 +14,7 @@ typedef struct {
 
 static const opt options[] = {
     OPT_STRING("-i --input_dir", cli, input_dir, "DIR", "the directory of per-rank compare results",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("-o --output_dir", cli, output_dir, "DIR", "where the merged workbook goes (created if needed)",
                .flags = OPT_REQUIRED | OPT_DIR),
     OPT_STRING("-config --config-path", cli, config, "FILE", "the .yaml (or .yml) config described above",

@@ -10,6 +10,7 @@ typedef struct {
     int format;         /* TABLE_XLSX, TABLE_CSV, CC_FMT_JSON */
     int framework;      /* 'p' or 'm' (-f), 'p' when not given */
     int jobs;
+    int force;          /* --force: replace an existing pack or checkpoint result */
 } cc_opts;
 
 /* -c BENCH.zip CMP.zip: result.xlsx in o->out. 0 or -1. */

@@ -295,11 +295,12 @@ static void json_result(strbuf *sb, const result *r)
 
 /* json.dump(results, indent=4): parameters in name order (msprobe: the
  * order of a Python set). */
-static int write_json(char **path, const result *r, size_t n)
+static int write_json(const char *path, const result *r, size_t n, out_run *run)
 {
     out_stream os;
-    if (out_stream_open(&os, *path) != 0) {
+    if (out_stream_open(&os, xstrdup(path)) != 0) {
         out_stream_close(&os);
+        free(os.path);
         return -1;
     }
     strbuf *sb = &os.sb;
@@ -315,10 +316,11 @@ static int write_json(char **path, const result *r, size_t n)
         rc = out_stream_flush(&os, OUT_STREAM_CHUNK);
     }
     sb_adds(sb, n ? "\n}" : "}");
+    /* replaced only with --force: out_named refused it otherwise */
     if (rc == 0)
-        rc = out_stream_commit(&os);
-    *path = os.path;
+        rc = out_stream_commit_replace(&os, run, "result");
     out_stream_close(&os);
+    free(os.path);
     return rc;
 }
 
@@ -350,7 +352,7 @@ static int diff_cmp(const void *x, const void *y)
     return strcmp(a->pa->name, b->pa->name);
 }
 
-static int write_table(const char *path, int fmt, result *r, size_t n, char **final)
+static int write_table(const char *path, int fmt, result *r, size_t n, out_run *run)
 {
     static const char *const header[] = {"name", "l2", "cos", "numel", "shape"};
     result *sorted = xmalloc_array(n ? n : 1, sizeof *sorted);
@@ -394,7 +396,7 @@ static int write_table(const char *path, int fmt, result *r, size_t n, char **fi
             table_abort(t);
         return -1;
     }
-    return table_close_new(t, final) < 0 ? -1 : 0;
+    return table_close_replace(t, run, "result");
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -483,7 +485,6 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
         only_in(a, b, "CKPT1");
         only_in(b, a, "CKPT2");
     }
-    char *final = xstrdup(o->out);
     if (rc == 0) {
         progress_phase(pj, "write", 0, PROGRESS_ITEMS);
         char *dir = path_dirname(o->out);
@@ -491,29 +492,33 @@ static int compare_loaded(const cc_opts *o, ck_side *a, ck_side *b, progress_job
         free(dir);
     }
     if (rc == 0 && o->format == CC_FMT_JSON) {
-        rc = write_json(&final, res, nr);
+        rc = write_json(o->out, res, nr, run);
     } else if (rc == 0) {
-        rc = write_table(o->out, o->format, res, nr, &final);
+        rc = write_table(o->out, o->format, res, nr, run);
     }
-    if (rc == 0) {
-        out_run_add(run, final);
+    if (rc == 0)
         log_info("%zu parameters compared (%s vs %s), %zu differ, %zu of different shapes -> %s", nr, a->kind,
-                 b->kind, differ, shapes, final);
-    }
-    free(final);
+                 b->kind, differ, shapes, o->out);
     free(p.v);
     free(res);
     return rc;
 }
 
-int cc_compare_ckpt(const cc_opts *o, const char *ckpt1, const char *ckpt2)
+int cc_compare_ckpt(const cc_opts *given, const char *ckpt1, const char *ckpt2)
 {
-    if (out_name_taken(o->out)) {
-        struct stat st;
-        if (lstat(o->out, &st) != 0)   /* out of reach: a file where a directory should be, no permission */
-            return err_set(ERR_OUTPUT, o->out, "cannot be written: %s", strerror(errno));
-        return err_set(ERR_OUTPUT, o->out, "already exists; give a new name with -o (a result is never replaced)");
+    /* msprobe refuses a result that exists ("already exist"): so do we,
+     * unless --force */
+    char name[32];
+    snprintf(name, sizeof name, "ckpt_similarity.%s", given->format == CC_FMT_JSON ? "json" : table_ext(given->format));
+    out_run *run = out_run_new();
+    char *out = out_named(run, given->out, name, OUT_REFUSES, given->force);
+    if (!out) {
+        out_run_abandon(run);
+        return -1;
     }
+    cc_opts opts = *given;
+    opts.out = out;
+    const cc_opts *o = &opts;
     progress_run_begin(&(progress_opts){.jobs = 1});
     progress_job *pj = progress_job_begin("checkpoints");
     ck_side a, b;
@@ -521,7 +526,6 @@ int cc_compare_ckpt(const cc_opts *o, const char *ckpt1, const char *ckpt2)
     int rc = ck_load(ckpt1, o->jobs, pj, &a);
     if (rc == 0)
         rc = ck_load(ckpt2, o->jobs, pj, &b);
-    out_run *run = out_run_new();
     if (rc == 0)
         rc = compare_loaded(o, &a, &b, pj, run);
     if (rc != 0) {
@@ -536,5 +540,6 @@ int cc_compare_ckpt(const cc_opts *o, const char *ckpt1, const char *ckpt2)
     out_run_free(run);
     ck_free(&b);
     ck_free(&a);
+    free(out);
     return rc;
 }

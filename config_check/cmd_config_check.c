@@ -14,7 +14,7 @@
 typedef struct {
     opt_list dump, compare;
     const char *out, *first, *second;
-    int format, jobs, quiet;
+    int format, jobs, quiet, force;
 } cli;
 
 /* the tables' formats, and checkpoints' json */
@@ -36,6 +36,7 @@ static const opt options[] = {
     OPT_CHOICE("--format", cli, format, formats,
                "packs: xlsx (default) or csv (one file per sheet); checkpoints: json (default), csv or xlsx, the "
                "largest differences first"),
+    OPT_BOOL("--force", cli, force, "replace an existing pack (-d) or checkpoint result (msprobe refuses it)"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "threads comparing checkpoint tensors (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_REFUSE("-vc --verl-compare", NOT_VERL),
@@ -77,6 +78,7 @@ static const opt ckpt_options[] = {
                .flags = OPT_FILE),
     OPT_CHOICE("--format", cli, format, formats, "json (default, msprobe's), csv or xlsx (the largest differences "
                "first)"),
+    OPT_BOOL("--force", cli, force, "replace an existing result (msprobe refuses it)"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "threads comparing tensors (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
@@ -116,7 +118,7 @@ static int compare_ckpt(cli *o, const char *a, const char *b)
 {
     if (o->format == CC_FMT_AUTO)
         o->format = CC_FMT_JSON;
-    cc_opts co = {o->out, o->format, 'p', o->jobs};
+    cc_opts co = {o->out, o->format, 'p', o->jobs, o->force};
     char out[32];
     if (!co.out) {
         snprintf(out, sizeof out, "./ckpt_similarity.%s", o->format == CC_FMT_JSON ? "json" : table_ext(o->format));
@@ -139,7 +141,7 @@ int cmd_config_check(int argc, char **argv, const global_opts *g)
         log_usage("The param is not correct, you need to give '-d' for dump or '-c' for compare.");
         return EXIT_BADINPUT;
     }
-    cc_opts co = {o.out, o.format, g && g->framework == 'm' ? 'm' : 'p', o.jobs};
+    cc_opts co = {o.out, o.format, g && g->framework == 'm' ? 'm' : 'p', o.jobs, o.force};
     if (o.dump.given) {
         if (o.format != CC_FMT_AUTO) {
             log_usage("--format is for -c; -d writes a zip");

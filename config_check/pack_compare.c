@@ -21,34 +21,19 @@ enum { NCHECKERS = sizeof checkers / sizeof checkers[0] };
 
 static const char *const summary_header[] = {"filename", "pass_check"};
 
-/* The result names: result.xlsx, or result_1.xlsx, ... when taken (msprobe
- * 8.1.0 deletes the whole output directory instead). csv: result_<sheet>.csv
- * for every sheet, numbered together. */
-static char *result_name(const char *dir, int fmt, int n, const char *sheet)
+/* The result names: result.xlsx, or result_<sheet>.csv for every sheet.
+ * An existing result is replaced, as msprobe replaces it (8.1.0 deletes
+ * the whole output directory first; we replace only our files). */
+static char *result_name(const char *dir, int fmt, const char *sheet)
 {
     strbuf sb = STRBUF_INIT;
     sb_adds(&sb, "result");
-    if (n)
-        sb_addf(&sb, "_%d", n);
     if (fmt == TABLE_CSV)
         sb_addf(&sb, "_%s", sheet);
     sb_addf(&sb, ".%s", table_ext(fmt));
     char *p = path_join(dir, sb_str(&sb));
     sb_free(&sb);
     return p;
-}
-
-static int names_free_at(const char *dir, int fmt, int n, const cc_sheet *sheets, size_t ns)
-{
-    char *p = result_name(dir, fmt, n, "summary");
-    int taken = out_name_taken(p);
-    free(p);
-    for (size_t i = 0; i < ns && !taken && fmt == TABLE_CSV; i++) {
-        p = result_name(dir, fmt, n, sheets[i].name);
-        taken = out_name_taken(p);
-        free(p);
-    }
-    return !taken;
 }
 
 static int write_sheet(table_writer **t, const char *path, int fmt, int first, const cc_sheet *s, unsigned flags)
@@ -70,9 +55,6 @@ static int write_sheet(table_writer **t, const char *path, int fmt, int first, c
  * the run, so that a failure takes them back. */
 static int write_results(const cc_opts *o, const cc_sheet *sheets, size_t ns, out_run *run, strbuf *shown)
 {
-    int n = 0;
-    while (!names_free_at(o->out, o->format, n, sheets, ns))
-        n++;
     /* the summary sheet first, then the checkers' sheets */
     cc_sheet summary;
     sheet_init(&summary, "summary", summary_header, 2);
@@ -84,18 +66,13 @@ static int write_results(const cc_opts *o, const cc_sheet *sheets, size_t ns, ou
     table_writer *t = NULL;
     for (size_t i = 0; i <= ns && rc == 0; i++) {
         const cc_sheet *s = i == 0 ? &summary : &sheets[i - 1];
-        char *path = result_name(o->out, o->format, n, s->name);
-        rc = write_sheet(&t, path, o->format, i == 0, s, TABLE_PANDAS_HEADER);
+        char *path = result_name(o->out, o->format, s->name);
+        rc = out_check_replaceable(path) == 0 ? write_sheet(&t, path, o->format, i == 0, s, TABLE_PANDAS_HEADER) : -1;
         if (rc == 0 && (o->format == TABLE_CSV || i == ns)) {
-            int c = table_close_new(t, &path);
+            rc = table_close_replace(t, run, "result");
             t = NULL;
-            if (c < 0) {
-                rc = -1;
-            } else {
-                out_run_add(run, path);
-                if (!shown->len || o->format == TABLE_XLSX)
-                    sb_adds(shown, path);
-            }
+            if (rc == 0 && (!shown->len || o->format == TABLE_XLSX))
+                sb_adds(shown, path);
         }
         free(path);
     }
@@ -107,11 +84,21 @@ static int write_results(const cc_opts *o, const cc_sheet *sheets, size_t ns, ou
 
 int cc_compare_packs(const cc_opts *o, const char *bench_path, const char *cmp_path)
 {
+    /* an output that cannot be written is found before the packs are read */
+    out_run *run = out_run_new();
+    char *first = result_name(o->out, o->format, "summary"), *checked = out_named(run, first, "", OUT_REPLACES, 0);
+    int ready = checked != NULL;
+    free(first);
+    free(checked);
     pack bench, cmp;
-    if (pack_open(&bench, bench_path) != 0)
-        return -1;
-    if (pack_open(&cmp, cmp_path) != 0) {
+    if (ready && pack_open(&bench, bench_path) != 0)
+        ready = 0;
+    if (ready && pack_open(&cmp, cmp_path) != 0) {
         pack_close(&bench);
+        ready = 0;
+    }
+    if (!ready) {
+        out_run_abandon(run);
         return -1;
     }
     arena a;
@@ -136,7 +123,6 @@ int cc_compare_packs(const cc_opts *o, const char *bench_path, const char *cmp_p
         rc = -1;
     if (pack_close(&bench) != 0)
         rc = -1;
-    out_run *run = out_run_new();
     strbuf shown = STRBUF_INIT;
     if (rc == 0)
         rc = out_run_mkdir(run, o->out);

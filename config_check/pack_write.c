@@ -365,23 +365,26 @@ static int write_pack(const char *path, const strbuf *env, const strbuf *pip, co
         out_tmp_discard(tmp);
         return -1;
     }
-    char *final = xstrdup(path);
-    rc = out_commit_new(tmp, &final);
-    if (rc >= 0)
-        out_run_add(run, final);
-    if (rc == 1)
-        log_warn("%s appeared meanwhile; the pack is %s", path, final);
-    free(final);
-    return rc < 0 ? -1 : 0;
+    return out_run_replace(run, tmp, path, "pack");
 }
 
-int cc_pack(const cc_opts *o, char **files, int nfiles)
+int cc_pack(const cc_opts *given, char **files, int nfiles)
 {
-    if (!path_has_suffix(o->out, ".zip"))
-        return err_set(ERR_USAGE, o->out, "output zip path must be a string and ends with '.zip'");
-    if (out_name_taken(o->out))
-        return err_set(ERR_OUTPUT, o->out, "exists; msprobe would append to it (its entries would then appear "
-                                           "twice): remove it or give another -o");
+    /* msprobe appends to an existing pack (its entries then appear twice,
+     * the training's entries beside ours): refused, unless --force replaces
+     * it */
+    out_run *run = out_run_new();
+    char *out = out_named(run, given->out, "config_check_pack.zip", OUT_REFUSES, given->force);
+    if (!out || !path_has_suffix(out, ".zip")) {
+        if (out)
+            err_set(ERR_USAGE, out, "output zip path must be a string and ends with '.zip'");
+        out_run_abandon(run);
+        free(out);
+        return -1;
+    }
+    cc_opts opts = *given;
+    opts.out = out;
+    const cc_opts *o = &opts;
     /* every file's parser first: an unknown suffix stops before anything is
      * written (msprobe raises after writing env and pip) */
     int *kind = xmalloc_array((size_t)nfiles + 1, sizeof *kind);
@@ -393,6 +396,8 @@ int cc_pack(const cc_opts *o, char **files, int nfiles)
         if (kind[i] < 0) {
             const char *dot = strrchr(files[i], '.'), *slash = strrchr(files[i], '/');
             free(kind);
+            free(out);
+            out_run_abandon(run);
             return err_set(ERR_USAGE, files[i], "Invalid parser type: '%s' (launch scripts end in .sh, yaml files "
                                                 "in .yaml or .yml)", dot && (!slash || dot > slash) ? dot : "");
         }
@@ -418,7 +423,6 @@ int cc_pack(const cc_opts *o, char **files, int nfiles)
         hp_json(&acc, &hyper);
     else if (nfiles)
         log_warn("Failed to extract hyperparameters from script(s): no option or yaml value found");
-    out_run *run = out_run_new();
     char *dir = path_dirname(o->out);
     int rc = out_run_mkdir(run, dir);
     if (rc == 0)
@@ -441,5 +445,6 @@ int cc_pack(const cc_opts *o, char **files, int nfiles)
     sb_free(&hyper);
     arena_free(&a);
     free(kind);
+    free(out);
     return rc;
 }

@@ -9,7 +9,9 @@
 #include "base/log.h"
 #include "base/mem.h"
 #include "base/opts.h"
+#include "base/outdir.h"
 #include "base/pool.h"
+#include "base/strbuf.h"
 #include "format/json.h"
 #include "model/layer_map.h"
 
@@ -60,9 +62,10 @@ static const opt graph_options[] = {
     OPT_STRING("-i --input_path", cli, input, "INPUT.json",
                "msprobe 8.1.0's input: {\"npu_path\": DIR, \"bench_path\": DIR} (without bench_path: a build)",
                .flags = OPT_FILE),
-    OPT_STRING("-tp --target_path", cli, target, "DIR", "the target dump instead of -i (npu_path)", .flags = OPT_DIR),
-    OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the bench dump (bench_path): compare with the target",
-               .flags = OPT_DIR),
+    OPT_STRING("-tp -n --target_path | --npu_path", cli, target, "TARGET", "the target dump instead of -i (npu_path)",
+               .flags = OPT_DIR | OPT_INPUT),
+    OPT_STRING("-gp -b --golden_path | --bench_path", cli, golden, "BENCH",
+               "the bench dump (bench_path): compare with the target", .flags = OPT_DIR | OPT_INPUT),
     OPT_GROUP("matching"),
     OPT_BOOL("-f -fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
@@ -79,10 +82,11 @@ static const opt graph_options[] = {
 
 static const opt visualize_options[] = {
     OPT_GROUP("dumps"),
-    OPT_STRING("-tp --target_path", cli, target, "DIR", "the target dump: a rank directory, a step directory or a "
-                                                       "dump root", .flags = OPT_REQUIRED | OPT_DIR),
-    OPT_STRING("-gp --golden_path", cli, golden, "DIR", "the golden (bench) dump: compare with the target",
-               .flags = OPT_DIR),
+    OPT_STRING("-tp -n --target_path | --npu_path", cli, target, "TARGET",
+               "the target dump: a rank directory, a step directory or a dump root",
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
+    OPT_STRING("-gp -b --golden_path | --bench_path", cli, golden, "BENCH",
+               "the golden (bench) dump: compare with the target", .flags = OPT_DIR | OPT_INPUT),
     OPT_GROUP("matching"),
     OPT_BOOL("-fm --fuzzy_match", cli, fuzzy, FUZZY_HELP),
     COMMON_OPTIONS,
@@ -127,10 +131,10 @@ static const opts_spec graph_spec = {
 };
 
 static const opts_spec visualize_spec = {
-    .usage = "-tp TARGET [-gp GOLDEN] -o DIR [-lm [FILE]] [-oc] [-fm] [--format db|vis] [--html]",
+    .usage = "-tp TARGET [-gp BENCH] -o DIR [-lm [FILE]] [-oc] [-fm] [--format db|vis] [--html]",
     .about = "The newest msprobe's spelling of 'msprobe graph': the model tree of the target dump, compared "
-             "with the golden dump when given, written as one .vis.db (SQLite) for the run, which the current "
-             "TensorBoard plugin opens. TARGET and GOLDEN: a rank directory, a step directory (rank* or one "
+             "with the golden (bench) dump when given, written as one .vis.db (SQLite) for the run, which the current "
+             "TensorBoard plugin opens. TARGET and BENCH: a rank directory, a step directory (rank* or one "
              "proc{PID} inside) or a dump root (step* inside).",
     .opts = visualize_options,
     .epilog = "Exit status: 0 done, 2 bad input or usage, 1 internal error.",
@@ -247,19 +251,20 @@ static opts_result parse(const opts_spec *spec, int argc, char **argv, cli *o)
 
 typedef struct {
     const char *vis, *out;
-    int quiet;
+    int quiet, force;
 } view_cli;
 
 static const opt view_options[] = {
     OPT_STRING("FILE.vis", view_cli, vis, "FILE.vis", "a .vis file (ours or msprobe's)", .flags = OPT_FILE),
-    OPT_STRING("-o --output_path", view_cli, out, "PAGE.html", "the page to write (default: FILE.html beside it)",
-               .flags = OPT_FILE),
+    OPT_STRING("-o --output_path", view_cli, out, "PAGE.html",
+               "the page to write (default: FILE.html beside it; a directory: FILE.html in it)", .flags = OPT_FILE),
+    OPT_BOOL("--force", view_cli, force, "replace an existing page"),
     OPT_BOOL("-q --quiet", view_cli, quiet, "print nothing but errors"),
     OPT_END(),
 };
 
 static const opts_spec view_spec = {
-    .usage = "FILE.vis [-o PAGE.html]",
+    .usage = "FILE.vis [-o PAGE.html] [--force]",
     .about = "Write the self-contained page of a .vis file: the model tree expanding on click, both runs side "
              "by side, search, filters, details; no server, nothing fetched.",
     .opts = view_options,
@@ -268,6 +273,8 @@ static const opts_spec view_spec = {
 
 static int cmd_view(int argc, char **argv)
 {
+    /* its messages and --help name it as typed */
+    log_set_prog("msprobe graph view");
     view_cli o;
     memset(&o, 0, sizeof o);
     opts_result pr = opts_parse(&view_spec, argc, argv, &o, 0, NULL);
@@ -277,7 +284,30 @@ static int cmd_view(int argc, char **argv)
         log_set_quiet(1);
     if (!o.vis)
         return log_usage("the .vis file to show is needed"), EXIT_BADINPUT;
-    return page_view(o.vis, o.out);
+    /* FILE.html: beside FILE.vis, or in the directory -o names */
+    strbuf name = STRBUF_INIT;
+    size_t n = strlen(o.vis);
+    sb_add(&name, o.vis, n > 4 && !strcmp(o.vis + n - 4, ".vis") ? n - 4 : n);
+    sb_adds(&name, ".html");
+    char *base = path_basename(sb_str(&name));
+    out_run *made = out_run_new();
+    char *page = out_named(made, o.out ? o.out : sb_str(&name), base, OUT_REFUSES, o.force);
+    int status;
+    if (!page) {
+        status = err_report();
+    } else {
+        int existed = path_kind(page) != PATH_MISSING;
+        status = page_view(o.vis, page);
+        if (status == EXIT_OK && existed)
+            log_warn("%s: the existing page was replaced (--force)", page);
+    }
+    if (status != EXIT_OK)
+        out_run_rollback(made);   /* the directories out_named made */
+    out_run_free(made);
+    free(page);
+    free(base);
+    sb_free(&name);
+    return status;
 }
 
 /* Both spellings: their own options, one run; newest: graph_visualize. */

@@ -393,6 +393,28 @@ static int build_job(void *arg, size_t i)
     return 0;
 }
 
+/* One line on standard output per result, as soon as it is written; the
+ * compare is named as a user knows it (the .vis says summary and all). */
+static void result_line(const run_ctx *rc, const rank_job *j)
+{
+    static const char *const task_words[] = {[TASK_SUMMARY] = "statistics", [TASK_MD5] = "md5",
+                                             [TASK_REAL] = "tensor", [TASK_STRUCTURE] = "structure"};
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "%s: %zu nodes", j->label, j->gn.n);
+    if (rc->compare) {
+        size_t matched = 0;
+        for (size_t i = 0; i < j->gn.n; i++)
+            matched += j->gn.nodes[i].link_side != 0;
+        sb_addf(&sb, " (Bench %zu), %zu matched, %s", j->gb.n, matched, task_words[j->cmp.task]);
+    }
+    if (rc->o->format == GF_VIS)
+        sb_addf(&sb, " -> %s", j->out_path);
+    if (rc->o->html)
+        sb_addf(&sb, "%s%s", rc->o->format == GF_VIS ? ", " : " -> ", j->page_path);
+    log_info("%s", sb_str(&sb));
+    sb_free(&sb);
+}
+
 static int write_job(void *arg, size_t i)
 {
     step_arg *sa = arg;
@@ -418,27 +440,10 @@ static int write_job(void *arg, size_t i)
         if (res == 0)
             out_run_add(rc->outputs, j->page_path);
     }
+    if (res == 0)
+        result_line(rc, j);
     progress_job_end(j->pj);
     return res;
-}
-
-/* One line on standard output per result. */
-static void result_line(const run_ctx *rc, const rank_job *j)
-{
-    strbuf sb = STRBUF_INIT;
-    sb_addf(&sb, "%s: %zu nodes", j->label, j->gn.n);
-    if (rc->compare) {
-        size_t matched = 0;
-        for (size_t i = 0; i < j->gn.n; i++)
-            matched += j->gn.nodes[i].link_side != 0;
-        sb_addf(&sb, " (Bench %zu), %zu matched, %s", j->gb.n, matched, vis_task_name(j->cmp.task));
-    }
-    if (rc->o->format == GF_VIS)
-        sb_addf(&sb, " -> %s", j->out_path);
-    if (rc->o->html)
-        sb_addf(&sb, "%s%s", rc->o->format == GF_VIS ? ", " : " -> ", j->page_path);
-    log_info("%s", sb_str(&sb));
-    sb_free(&sb);
 }
 
 static int run_step(run_ctx *rc, step_jobs *sj)
@@ -501,9 +506,6 @@ int graph_run(const char *npu, const char *bench, const char *out_dir, const gra
     for (size_t s = 0; s < rc.nsteps && !failed; s++) {
         if (run_step(&rc, &rc.steps[s]) != 0)
             failed = 1;
-        if (!failed)
-            for (size_t k = 0; k < rc.steps[s].n; k++)
-                result_line(&rc, &rc.steps[s].v[k]);
         for (size_t k = 0; k < rc.steps[s].n; k++)
             job_release(&rc.steps[s].v[k]);
     }

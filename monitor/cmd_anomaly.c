@@ -8,6 +8,7 @@
 #include "base/files.h"
 #include "base/log.h"
 #include "base/mem.h"
+#include "base/numlist.h"
 #include "base/opts.h"
 #include "base/outdir.h"
 #include "base/strbuf.h"
@@ -29,12 +30,12 @@ typedef struct {
 static const opt options[] = {
     OPT_STRING("-d --data_path", cli, dir, "ANOMALY_DIR",
                "the monitor's anomaly_detected directory (one rank{N}/anomaly.json per rank)",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("-o --out_path", cli, out, "OUT", "where anomaly_analyse.json goes (default: ANOMALY_DIR)",
                .flags = OPT_DIR),
     OPT_INT("-k --topk", cli, k, "N", INT_MIN, INT_MAX, "keep the N earliest anomalies", .def = "8"),
     OPT_STRING("-s --step | --step_list", cli, steps, "STEPS",
-               "only these steps: msprobe's list [13,14], or 13,14 (default: all)"),
+               "only these steps: msprobe's list [13,14], or 13,14,20-29 (default: all)"),
     OPT_CHOICE("--format", cli, format, table_formats, "also write the table as anomaly_analyse.xlsx or .csv"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
@@ -289,10 +290,24 @@ static int write_table(const char *path, int format, const anomaly_list *l, cons
         }
     }
     arena_free(&scratch);
-    if (table_close(t) != 0)
-        return -1;
-    out_run_add(outputs, path);
-    return 0;
+    /* replaced, as msprobe replaces anomaly_analyse.json beside it */
+    return table_close_replace(t, outputs, "table");
+}
+
+/* Why dir gave no anomaly.json: a level too shallow (the monitor's output
+ * directory) or too deep (a rank directory), or none at all. */
+static void no_anomaly_files(const char *dir)
+{
+    char *sub = path_join(dir, "anomaly_detected"), *file = path_join(dir, "anomaly.json");
+    if (path_kind(sub) == PATH_DIR)
+        err_input(dir, "holds no rank directory with an anomaly.json, but %s does: -d takes that directory", sub);
+    else if (path_kind(file) == PATH_FILE)
+        err_input(dir, "this is a rank directory of anomaly_detected; -d takes the directory above it, which holds "
+                       "rank0, rank1, ...");
+    else
+        err_input(dir, "holds no rank directory with an anomaly.json (the monitor's anomaly_detected directory?)");
+    free(sub);
+    free(file);
 }
 
 int cmd_anomaly(int argc, char **argv, const global_opts *g)
@@ -305,13 +320,12 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
         return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
-    long long *steps;
-    size_t nsteps;
-    int all;
-    if (anomaly_parse_steps(o.steps ? o.steps : "[]", &steps, &nsteps, &all) != 0)
+    numlist steps;
+    if (numlist_parse(o.steps ? o.steps : "[]", "-s", &steps) != 0)
         return err_report();
+    int all = steps.n == 0;
     if (o.k <= 0) {
-        free(steps);
+        numlist_free(&steps);
         err_set(ERR_USAGE, NULL, "-k %d: the top k number must be greater than 0", o.k);
         return err_report();
     }
@@ -327,17 +341,14 @@ int cmd_anomaly(int argc, char **argv, const global_opts *g)
     }
     log_warn_totals();
     if (list.files == 0) {
-        err_input(o.dir, "holds no rank directory with an anomaly.json (the monitor's anomaly_detected directory?)");
+        no_anomaly_files(o.dir);
         status = err_report();
         goto done;
     }
     cand = xcalloc(list.n ? list.n : 1, sizeof *cand);
     size_t nc = 0;
     for (size_t i = 0; i < list.n; i++) {
-        int keep = all;
-        for (size_t s = 0; s < nsteps && !keep; s++)
-            keep = list.v[i].step == steps[s];
-        if (keep)
+        if (numlist_meets(&steps, list.v[i].step, list.v[i].step))
             cand[nc++] = &list.v[i];
     }
     idx = xcalloc(nc ? nc : 1, sizeof *idx);
@@ -384,6 +395,6 @@ done:
     free(cand);
     free(sel);
     free(idx);
-    free(steps);
+    numlist_free(&steps);
     return status;
 }

@@ -3,6 +3,7 @@
 #include "monitor/commands.h"
 #include "monitor/data2db/dump2db.h"
 #include "monitor/data2db/monitor2trend.h"
+#include "model/dumptree.h"
 #include "format/json.h"
 #include "base/err.h"
 #include "base/files.h"
@@ -33,7 +34,7 @@ static const opt options[] = {
                .flags = OPT_REQUIRED | OPT_DIR),
     OPT_STRING("--data", cli, data, "DATA_DIR", "Path to input data directory: a dump root (step*/rank*) or a "
                                                 "monitor's output directory",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_CHOICE("--format", cli, format, formats,
                "auto (both importers, each where it finds its data), dump or monitor", .def = "auto"),
     OPT_STRING("--mapping", cli, mapping, "FILE",
@@ -118,6 +119,11 @@ int cmd_data2db(int argc, char **argv, const global_opts *g)
     char *why_dump = NULL, *why_monitor = NULL;
     if ((o.mapping && load_mapping(o.mapping, &a, &from, &to, &nmap) != 0) || path_require(o.data, 1) != 0 ||
         (path_kind(o.db) != PATH_MISSING && path_require(o.db, 1) != 0)) {
+        status = err_report();
+        goto done;
+    }
+    /* a step or rank directory given for the dump root: say so, alone */
+    if (o.format != F_MONITOR && dumptree_want_level(o.data, DUMPTREE_ROOT, "--data") != 0) {
         status = err_report();
         goto done;
     }

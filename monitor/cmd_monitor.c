@@ -37,7 +37,7 @@ static const opt options[] = {
     OPT_CHOICE("ACTION", cli, action, actions, "summary: NaN or Inf, jumps and the biggest changes", .flags = OPT_REQUIRED),
     OPT_STRING("-m --monitor_path | --monitor-path", cli, c.monitor_dir, "MONITOR_DIR",
                "the monitor's output directory: one {time}-rank{R}-{id} directory per rank",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("--steps", cli, c.steps, "LIST",
                "the steps to look at, e.g. 0-99; with --vs the first of the two ranges compared"),
     OPT_STRING("--vs", cli, vs, "LIST", "compare the mean over --steps with the mean over these steps"),
@@ -414,8 +414,10 @@ int cmd_monitor(int argc, char **argv, const global_opts *g)
         goto out;
     }
     if (p.nfiles == 0) {
-        err_input(o.c.monitor_dir, "%s", p.runs.n ? "the run directories hold no csv files of these types and steps"
-                                                  : "holds no monitor run directory ({time}-rank{R}-{id})");
+        char *why = p.runs.n ? xstrdup("the run directories hold no csv files of these types and steps")
+                             : monitor_runs_absent(o.c.monitor_dir, o.c.time_start || o.c.time_end, "-m");
+        err_input(o.c.monitor_dir, "%s", why);
+        free(why);
         status = err_report();
         conv_plan_free(&p);
         goto out;

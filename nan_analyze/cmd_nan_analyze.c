@@ -17,22 +17,26 @@
 #include <time.h>
 
 typedef struct {
-    const char *input, *out_dir, *fail_on;
+    const char *input, *out_dir;
+    unsigned fail_on;
     int all, format, jobs, quiet;
 } cli;
+
+/* --fail-on: compare's "any" means the same here */
+static const opt_choice fail_kinds[] = {{"anomaly", 1, NULL}, {"any", 1, NULL}, {NULL, 0, NULL}};
 
 static const opt options[] = {
     OPT_STRING("-i --input_path", cli, input, "DIR",
                "the dump: a step directory (rank0, rank1, ... or proc{PID} inside), a dump root (step0, step1, "
                "...: every step) or a single rank directory",
-               .flags = OPT_REQUIRED | OPT_DIR),
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT),
     OPT_STRING("-o --output_path", cli, out_dir, "DIR", "output directory, created if needed (a dump root: DIR/stepN/)",
                .def = "./output", .flags = OPT_DIR),
     OPT_BOOL("--all", cli, all,
              "also list every anomalous API of every rank with its scene and level, in the JSON under \"anomalies\""),
     OPT_CHOICE("--format", cli, format, table_formats,
                "also write the --all list as an xlsx or csv table (implies --all)"),
-    OPT_STRING("--fail-on", cli, fail_on, "KINDS", "exit with status 3 when an anomaly is found: anomaly (or any)"),
+    OPT_FLAGS("--fail-on", cli, fail_on, fail_kinds, "KINDS", "exit with status 3 when an anomaly is found"),
     OPT_INT("-j --jobs", cli, jobs, "N", 1, 4096, "ranks read at once (default: all cores)"),
     OPT_BOOL("-q --quiet", cli, quiet, "print nothing but errors"),
     OPT_END(),
@@ -54,24 +58,6 @@ const command nan_analyze_command = {
     "nan_analyze", "overflow_check", "find the first NaN/Inf-producing node across ranks and communication", &spec,
     cmd_nan_analyze,
 };
-
-/* --fail-on: "anomaly" (compare's "any" means the same here). */
-static int parse_fail_on(const char *text, int *gate)
-{
-    *gate = 0;
-    if (!text)
-        return 0;
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        if ((n == 7 && !strncmp(p, "anomaly", 7)) || (n == 3 && !strncmp(p, "any", 3)))
-            *gate = 1;
-        else
-            return log_usage("--fail-on needs anomaly (or any), not '%.*s'", (int)n, p);
-        p += n + (p[n] == ',');
-    }
-    return 0;
-}
 
 /* One step: read, search, report; the summary line on stdout. */
 static int run_step(const char *path, int single_rank, const char *label, const nan_opts *no, const char *out_dir,
@@ -112,9 +98,7 @@ int cmd_nan_analyze(int argc, char **argv, const global_opts *g)
         return opts_exit_status(pr);
     if (o.quiet)
         log_set_quiet(1);
-    int gate;
-    if (parse_fail_on(o.fail_on, &gate) != 0)
-        return EXIT_BADINPUT;
+    int gate = o.fail_on != 0;
     if (g->framework == 'm') {
         log_error("nan_analyze reads PyTorch dumps (msprobe -f pytorch nan_analyze); MindSpore has no such analysis");
         return EXIT_BADINPUT;

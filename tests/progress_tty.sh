@@ -6,6 +6,9 @@
 #   - two rank pairs compared at once share one line ("k/2 done");
 #   - warnings start at column 0 while the line is shown, repeated ones are
 #     capped with a total, the summary counts the unreadable tensors;
+#   - each rank pair's result line comes when the pair is done;
+#   - with pairs at once the slowest is named steadily, and once a pair is
+#     done the line says how long is left;
 #   - -q prints nothing on success, warnings included.
 #
 #   tests/progress_tty.sh BUILD      ENTRIES (default 30000) sizes the dumps
@@ -27,6 +30,8 @@ trap 'exit 130' INT
 # statistics, two ranks; and a small tensor-mode pair
 "$GEN" --out "$W/stat" --entries "$ENTRIES" --ranks 2 --layers 24 --seed 1 >/dev/null || exit 1
 "$GEN" --out "$W/tens" --mode tensor --layers 2 --seed 1 >/dev/null || exit 1
+# four smaller ranks, two at a time: the slowest named, the time left
+"$GEN" --out "$W/stat4" --entries $((ENTRIES / 4)) --ranks 4 --layers 24 --seed 2 >/dev/null || exit 1
 # a run of two pairs, one after the other (-j 1): the statistics pair first,
 # so that the status line is up when the tensor pair, with 40 target tensor
 # files missing, warns
@@ -58,6 +63,10 @@ check "two rank pairs at once: one line" --through --jobs 2 --screen "total: 2 r
 check "warnings at column 0, capped, counted" --jobs 2 --warnings 6 \
     --screen "... and 35 more tensor files missing" --screen "40 tensors unreadable" \
     -- "$BIN" compare -n "$W/mix/target/step0" -b "$W/mix/bench/step0" -o "$W/o3" -j 1
+# four pairs, two at a time: rank3 starts when one of the first two is done
+check "results as they finish; the slowest named steadily; the time left" --jobs 4 --steady 5 --eta \
+    --before "rank0: " rank3 \
+    -- "$BIN" compare -n "$W/stat4/target/step0" -b "$W/stat4/bench/step0" -o "$W/o5" -j 2
 check "-q: nothing on success, warnings included" --silent \
     -- "$BIN" compare -q -n "$W/mix/target/step0" -b "$W/mix/bench/step0" -o "$W/o4" -j 1 --format csv
 exit $fail

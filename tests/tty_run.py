@@ -22,6 +22,11 @@ status line can be followed through the run. Checks:
                   printed while the status line was on the terminal
   --silent        nothing at all is printed
   --screen TEXT   the final screen holds a line containing TEXT (repeatable)
+  --before TEXT JOB
+                  a line containing TEXT (a result) is printed before any
+                  draw that names JOB: results come as their jobs finish
+  --steady N      the job named on the line changes at most N times
+  --eta           a draw says how long is left once a job has ended
   --exit N        the command's exit status (default 0)
 
 Always: the status line is gone from the final screen. Prints one line of
@@ -42,8 +47,11 @@ import sys
 import time
 
 PREFIX = b"msprobe compare:"
-STATUS_END = re.compile(rb"\| \d+:\d\d(:\d\d)?$")
-CLOCK = re.compile(rb"\| (?:(\d+):)?(\d+):(\d\d)$")
+STATUS_END = re.compile(rb"\| \d+:\d\d(:\d\d)?(, \d+:\d\d(:\d\d)? left)?$")
+# the job named on a draw: "| rank1 load 45%"
+NAMED = re.compile(rb"done \| (\S+) ")
+# the run's clock, before any time left: "| 1:05" or "| 1:05, 0:20 left"
+CLOCK = re.compile(rb"\| (?:(\d+):)?(\d+):(\d\d)(?:, \d+:\d\d(?::\d\d)? left)?$")
 
 
 def clock(text):
@@ -120,6 +128,9 @@ def main():
     ap.add_argument("--silent", action="store_true")
     ap.add_argument("--screen", action="append", default=[])
     ap.add_argument("--exit", type=int, default=0)
+    ap.add_argument("--before", nargs=2, metavar=("TEXT", "JOB"))
+    ap.add_argument("--steady", type=int)
+    ap.add_argument("--eta", action="store_true")
     ap.add_argument("--last-phase", default="compress,advisor,finish")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -177,6 +188,24 @@ def main():
         first = out.find(b"msprobe compare: warning: ")
         if first >= 0 and not any(off < first for off, _ in d):
             faults.append("no status line was on the terminal before the first warning (the check proves nothing)")
+    if a.before:
+        text, job = a.before[0].encode(), a.before[1].encode() + b" "
+        at = out.find(text)
+        later = [off for off, t in d if (b"| " + job) in t]
+        if at < 0:
+            faults.append(f"no line contains '{a.before[0]}'")
+        elif not later:
+            faults.append(f"no draw names {a.before[1]} (the check proves nothing)")
+        elif later[0] < at:
+            faults.append(f"'{a.before[0]}' comes after a draw that names {a.before[1]}: results wait for the last job")
+    if a.steady is not None:
+        named = [m.group(1) for _, t in d for m in [NAMED.search(t)] if m]
+        changes = sum(1 for x, y in zip(named, named[1:]) if x != y)
+        print(f"     the named job changed {changes} times in {len(named)} draws")
+        if changes > a.steady:
+            faults.append(f"the named job changed {changes} times, more than {a.steady}")
+    if a.eta and not any(b" left" in t for _, t in d):
+        faults.append("no draw says how long is left")
     for text in a.screen:
         if not any(text.encode() in ln for ln in lines):
             faults.append(f"the screen lacks '{text}'")

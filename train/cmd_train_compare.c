@@ -32,14 +32,14 @@ static const opt_choice modes[] = {
 static const opt_choice orders[] = {{"mtime", TB_ORDER_MTIME, NULL}, {"name", TB_ORDER_NAME, NULL}, {NULL, 0, NULL}};
 
 static const opt options[] = {
-    OPT_STRING("-n --actual_path|--actual", cli, actual, "PATH",
+    OPT_STRING("-n --actual_path|--actual", cli, actual, "ACTUAL",
                "the run to check: a directory of TensorBoard event files, Megatron golden values (JSON), a training "
                "log (Megatron-LM, MindSpeed, MindSpore Transformers) or a training-monitor output directory",
-               .flags = OPT_REQUIRED | OPT_FILE),
-    OPT_LIST("-b --golden_path|--golden", cli, golden, "PATH", 1, 1,
+               .flags = OPT_REQUIRED | OPT_FILE | OPT_INPUT),
+    OPT_LIST("-b --golden_path|--golden", cli, golden, "GOLDEN", 1, 1,
              "the golden run, read the same ways; given several times, the golden runs' spread is the tolerance band "
              "(--band)",
-             .flags = OPT_FILE | OPT_APPEND),
+             .flags = OPT_FILE | OPT_APPEND | OPT_INPUT),
     OPT_STRING("-o --output_path", cli, out_dir, "DIR",
                "write the step-by-step table (and with --html the page) there, created if needed", .flags = OPT_DIR),
     OPT_STRING("--model-config|--model_config", cli, model_config, "FILE",

@@ -18,32 +18,6 @@ static const char *const mode_names[] = {"tensor", "statistics", "md5"};
 static const char *const gate_kinds[] = {"warning", "no", "different", "unmatched", "red", "yellow", "error"};
 #define NKINDS (sizeof gate_kinds / sizeof *gate_kinds)
 
-int gate_parse(const char *text, unsigned *mask)
-{
-    *mask = 0;
-    const char *p = text;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        size_t k = 0;
-        while (k < NKINDS && !(strlen(gate_kinds[k]) == n && !strncmp(p, gate_kinds[k], n)))
-            k++;
-        if (k < NKINDS)
-            *mask |= 1u << k;
-        else if (n == 3 && !strncmp(p, "any", 3))
-            *mask |= FAIL_WARNING | FAIL_NO | FAIL_DIFFERENT | FAIL_ERROR;
-        else
-            return err_input(NULL, "--fail-on takes warning, no, different, unmatched, red, yellow, error or any "
-                                   "(got '%.*s')",
-                             (int)n, p);
-        p += n;
-        if (*p == ',')
-            p++;
-    }
-    return *mask ? 0
-                 : err_input(NULL, "--fail-on needs at least one of warning, no, different, unmatched, red, yellow, "
-                                   "error, any");
-}
-
 /* The failing rows of a result: Result Warning (statistics), Accuracy No
  * (tensors) or Result Different (md5) — msprobe's own notion, which the
  * advisor uses too; in the newest dialect Result error. */
@@ -70,7 +44,7 @@ int gate_fails(unsigned mask, const compare_result *r)
            ((mask & FAIL_RED) && r->red) || ((mask & FAIL_YELLOW) && r->yellow) || ((mask & FAIL_ERROR) && r->error);
 }
 
-void summary_line(const compare_job *job, const compare_result *r)
+void summary_line(const compare_job *job, const compare_result *r, int highlighted)
 {
     if (!r->result_path)
         return;
@@ -78,17 +52,21 @@ void summary_line(const compare_job *job, const compare_result *r)
     char unreadable[48] = "";
     if (r->unreadable)
         snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", r->unreadable);
+    /* -da highlights nothing: no counts that say so */
+    char hl[64] = "";
+    if (highlighted)
+        snprintf(hl, sizeof hl, ", highlighted %zu red %zu yellow", r->red, r->yellow);
     if (r->dialect == DIALECT_NEWEST)
         log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (error), %zu warning%s -> %s",
                  job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, r->error, r->warning,
                  unreadable, r->result_path);
     else
-        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s, highlighted %zu red %zu yellow -> %s",
+        log_info("%s: %zu rows, %zu matched, %zu unmatched, %zu failing (%s)%s%s -> %s",
                  job->label[0] ? job->label : "compare", r->rows, r->matched, r->unmatched, failing(r),
-                 failing_kind(r), unreadable, r->red, r->yellow, r->result_path);
+                 failing_kind(r), unreadable, hl, r->result_path);
 }
 
-void summary_total(const compare_result *rs, size_t n)
+void summary_total(const compare_result *rs, size_t n, int highlighted)
 {
     size_t results = 0, rows = 0, matched = 0, unmatched = 0, fail = 0, red = 0, yellow = 0, unread = 0;
     for (size_t i = 0; i < n; i++) {
@@ -106,9 +84,12 @@ void summary_total(const compare_result *rs, size_t n)
     char unreadable[48] = "";
     if (unread)
         snprintf(unreadable, sizeof unreadable, ", %zu tensors unreadable", unread);
+    char hl[64] = "";
+    if (highlighted)
+        snprintf(hl, sizeof hl, ", highlighted %zu red %zu yellow", red, yellow);
     if (results > 1)
-        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing%s, highlighted %zu red %zu yellow",
-                 results, rows, matched, unmatched, fail, unreadable, red, yellow);
+        log_info("total: %zu results, %zu rows, %zu matched, %zu unmatched, %zu failing%s%s", results, rows, matched,
+                 unmatched, fail, unreadable, hl);
 }
 
 static void json_counts(strbuf *sb, const compare_result *r)

@@ -1,11 +1,13 @@
 /* The option parser of opts.h: argv read against a command's option table
  * the way argparse reads it (unique prefixes, --opt=value, attached values
- * of one-letter options, negative numbers taken as values, `--`), each
- * value checked and stored into the command's struct at the offset its
- * table entry names. Errors are usage errors: one line, with a "did you
- * mean" from an edit distance over the shown spellings. --help, --version
- * and --help-man are answered here (OPTS_DONE), so commands only see the
- * values.
+ * of one-letter options -- a number or a choice only, so that -npu is no
+ * -n with "pu" --, negative numbers taken as values, `--`), each value
+ * checked and stored into the command's struct at the offset its table
+ * entry names. Errors are usage errors: one line, with a "did you mean"
+ * from an edit distance over the shown spellings, and for a path typed
+ * without its option the options that take the command's inputs. --help,
+ * --version and --help-man are answered here (OPTS_DONE), so commands only
+ * see the values.
  */
 #include "base/opts.h"
 #include "base/err.h"
@@ -114,21 +116,30 @@ static void copy_name(char *dst, const char *s, size_t len)
     dst[len] = 0;
 }
 
-void opts_did_you_mean(strbuf *sb, const char *typed, const char *const *names, size_t n)
+/* "; did you mean 'a' or 'b'?": the names of the best (smallest) score,
+ * at most three; scores below 0 are no match. */
+static void did_you_mean_scored(strbuf *sb, const char *const *names, const int *score, size_t n)
 {
     int best = -1;
-    for (size_t i = 0; i < n; i++) {
-        int s = opts_similarity(typed, names[i]);
-        if (s >= 0 && (best < 0 || s < best))
-            best = s;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (score[i] >= 0 && (best < 0 || score[i] < best))
+            best = score[i];
     if (best < 0)
         return;
     int shown = 0;
     for (size_t i = 0; i < n && shown < 3; i++)
-        if (opts_similarity(typed, names[i]) == best)
+        if (score[i] == best)
             sb_addf(sb, "%s'%s'", shown++ ? " or " : "; did you mean ", names[i]);
     sb_addc(sb, '?');
+}
+
+void opts_did_you_mean(strbuf *sb, const char *typed, const char *const *names, size_t n)
+{
+    int *score = xmalloc_array(n + 1, sizeof *score);
+    for (size_t i = 0; i < n; i++)
+        score[i] = opts_similarity(typed, names[i]);
+    did_you_mean_scored(sb, names, score, n);
+    free(score);
 }
 
 /* The "did you mean" for an unknown option: the closest shown spelling of
@@ -137,7 +148,8 @@ static void suggest(strbuf *sb, const table *t, const char *typed)
 {
     char (*names)[OPTS_NAME_MAX] = xmalloc_array(t->n + 1, OPTS_NAME_MAX);
     const char **ptrs = xmalloc_array(t->n + 1, sizeof *ptrs);
-    size_t n = 0;
+    int *score = xmalloc_array(t->n + 1, sizeof *score);
+    size_t n = 0, tlen = strlen(typed);
     for (size_t e = 0; e < t->n; e++) {
         const opt *o = t->v[e];
         if (!opts_is_option(o) || (o->flags & OPT_HIDDEN))
@@ -147,6 +159,11 @@ static void suggest(strbuf *sb, const table *t, const char *typed)
         char name[OPTS_NAME_MAX];
         while (opts_next_name(o, &pos, name, sizeof name)) {
             int s = opts_similarity(typed, name);
+            /* -npu: a one-letter option with a word attached that it does
+             * not take so (attached_value_ok) */
+            if (typed[0] == '-' && typed[1] != '-' && tlen > 2 && strlen(name) == 2 && name[1] == typed[1]
+                && (s < 0 || s > 1))
+                s = 1;
             if (s >= 0 && (best < 0 || s < best)) {
                 best = s;
                 memcpy(names[n], name, OPTS_NAME_MAX);
@@ -154,12 +171,29 @@ static void suggest(strbuf *sb, const table *t, const char *typed)
         }
         if (best >= 0) {
             ptrs[n] = names[n];
-            n++;
+            score[n++] = best;
         }
     }
-    opts_did_you_mean(sb, typed, ptrs, n);
+    did_you_mean_scored(sb, ptrs, score, n);
+    free(score);
     free(ptrs);
     free(names);
+}
+
+/* May `val` follow one-letter option o in the same word (-j4)? argparse
+ * takes any value so, but then -npu is -n with the path "pu" and the path
+ * that follows is left over: only a number for a number (-j4, -n3) or one
+ * of the names of a choice is taken attached; any other such word is an
+ * unknown option, with a "did you mean -n?". */
+static int attached_value_ok(const opt *o, const char *val)
+{
+    if (o->type == OPT_T_INT)
+        return isdigit((unsigned char)val[0]) || (val[0] == '-' && isdigit((unsigned char)val[1]));
+    if (o->type == OPT_T_CHOICE)
+        for (const opt_choice *c = o->choices; c->name; c++)
+            if (!strcmp(c->name, val))
+                return 1;
+    return 0;
 }
 
 /* Find the option `a` names. 0: found; -1: error recorded. */
@@ -202,7 +236,7 @@ static int lookup(const table *t, const char *a, match *m)
             if (len > alen && !memcmp(s, a, alen))
                 add_candidate(cand, &nc, e);
             /* -j4: a one-letter option with its value attached */
-            else if (!dbl && !eq && len == 2 && alen > 2 && s[1] == a[1] && opts_takes_value(o))
+            else if (!dbl && !eq && len == 2 && alen > 2 && s[1] == a[1] && attached_value_ok(o, a + 2))
                 add_candidate(cand, &nc, e);
         }
     }
@@ -309,6 +343,34 @@ static int store(const opt *o, const char *name, const char *val, void *dest)
         sb_free(&sb);
         return -1;
     }
+    case OPT_T_FLAGS: {
+        unsigned mask = 0;
+        for (const char *p = val;;) {
+            size_t n = strcspn(p, ",");
+            const opt_choice *c = o->choices;
+            while (c->name && !(strlen(c->name) == n && !strncmp(c->name, p, n)))
+                c++;
+            if (!c->name || c->refusal) {
+                strbuf sb = STRBUF_INIT;
+                if (c->name)
+                    sb_addf(&sb, "%s %s: %s", name, c->name, c->refusal);
+                else {
+                    sb_addf(&sb, "%s takes ", name);
+                    opts_choice_list(&sb, o->choices, ", ", " or ");
+                    sb_addf(&sb, ", comma-separated, not '%.*s'", (int)n, p);
+                }
+                err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
+                sb_free(&sb);
+                return -1;
+            }
+            mask |= (unsigned)c->value;
+            p += n;
+            if (!*p++)
+                break;
+        }
+        *(unsigned *)field(dest, o->off) = mask;
+        return 0;
+    }
     case OPT_T_REFUSE:
         return err_set(ERR_USAGE, NULL, "%s: %s", name, o->help);
     default:
@@ -391,18 +453,82 @@ static void display_name(strbuf *sb, const opt *o)
 
 static int check_required(const table *t, const unsigned char *given)
 {
-    strbuf sb = STRBUF_INIT;
+    strbuf sb = STRBUF_INIT, words = STRBUF_INIT;
     int missing = 0;
     for (size_t e = 0; e < t->n; e++) {
-        if (!(t->v[e]->flags & OPT_REQUIRED) || given[e])
+        const opt *o = t->v[e];
+        if (!(o->flags & OPT_REQUIRED) || given[e])
             continue;
         sb_adds(&sb, missing++ ? ", " : "the following arguments are required: ");
-        display_name(&sb, t->v[e]);
+        display_name(&sb, o);
+        /* a word to type (monitor's ACTION): say which */
+        if (opts_is_positional(o) && o->type == OPT_T_CHOICE) {
+            size_t n = 0;
+            for (const opt_choice *c = o->choices; c->name; c++)
+                n += !c->refusal;
+            sb_addf(&words, "; %s is %s", o->names, n > 1 ? "one of " : "");
+            size_t k = 0;
+            for (const opt_choice *c = o->choices; c->name; c++)
+                if (!c->refusal)
+                    sb_addf(&words, "%s'%s'", !k++ ? "" : k == n ? " or " : ", ", c->name);
+        }
     }
+    if (words.len)
+        sb_add(&sb, words.buf, words.len);
+    sb_free(&words);
     if (missing)
         err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
     sb_free(&sb);
     return missing ? -1 : 0;
+}
+
+/* "unexpected argument 'DIR'": when the command's main inputs are paths
+ * given with an option (OPT_INPUT), say with which: "msprobe compare takes
+ * TARGET with -n (or -tp) and BENCH with -b (or -gp)" -- the options of one
+ * metavar together, their other single-dash spellings in parentheses. */
+static int unexpected_argument(const table *t, const char *a)
+{
+    strbuf sb = STRBUF_INIT;
+    sb_addf(&sb, "unexpected argument '%s'", a);
+    const char **metas = xmalloc_array(t->n + 1, sizeof *metas);
+    size_t n = 0;
+    for (size_t e = 0; e < t->n; e++) {
+        const opt *o = t->v[e];
+        if (!opts_is_option(o) || !(o->flags & OPT_INPUT))
+            continue;
+        const char *m = o->metavar ? o->metavar : "its path";
+        size_t k = 0;
+        while (k < n && strcmp(metas[k], m))
+            k++;
+        if (k == n)
+            metas[n++] = m;
+    }
+    for (size_t k = 0; k < n; k++) {
+        sb_adds(&sb, !k ? ": " : k + 1 == n ? " and " : ", ");
+        if (!k)
+            sb_addf(&sb, "%s takes ", log_prog());
+        sb_addf(&sb, "%s with ", metas[k]);
+        int shown = 0;
+        for (size_t e = 0; e < t->n; e++) {
+            const opt *o = t->v[e];
+            if (!opts_is_option(o) || !(o->flags & OPT_INPUT) || strcmp(o->metavar ? o->metavar : "its path", metas[k]))
+                continue;
+            size_t pos = 0;
+            char name[OPTS_NAME_MAX];
+            while (opts_next_name(o, &pos, name, sizeof name)) {
+                if (shown && name[1] == '-')
+                    continue;
+                sb_addf(&sb, "%s%s", !shown ? "" : shown == 1 ? " (or " : ", ", name);
+                shown++;
+            }
+        }
+        if (shown > 1)
+            sb_addc(&sb, ')');
+    }
+    free(metas);
+    err_set(ERR_USAGE, NULL, "%s", sb_str(&sb));
+    sb_free(&sb);
+    return -1;
 }
 
 static int parse(const opts_spec *spec, const table *t, int argc, char **argv, void *dest, int flags, int *next,
@@ -427,7 +553,7 @@ static int parse(const opts_spec *spec, const table *t, int argc, char **argv, v
             while (positional < t->n && !opts_is_positional(t->v[positional]))
                 positional++;
             if (positional == t->n)
-                return err_set(ERR_USAGE, NULL, "unexpected argument '%s'", a);
+                return unexpected_argument(t, a);
             const opt *o = t->v[positional];
             if (store(o, o->names, a, dest) != 0)
                 return -1;

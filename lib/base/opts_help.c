@@ -113,6 +113,11 @@ static void item(FILE *out, const opt *o)
         value_tag(&tag, o);
     }
     sb_adds(&text, o->help ? o->help : "");
+    if (o->type == OPT_T_FLAGS) {
+        sb_addf(&text, " (%s: ", o->metavar ? o->metavar : "VALUE");
+        opts_choice_list(&text, o->choices, ", ", " or ");
+        sb_adds(&text, ", comma-separated)");
+    }
     if (o->def && o->type != OPT_T_SET)
         sb_addf(&text, " (default: %s)", o->def);
     opts_item(out, sb_str(&tag), sb_str(&text), OPTS_HELP_COL);

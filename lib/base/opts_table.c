@@ -16,7 +16,7 @@ static const opt builtins[] = {
 int opts_takes_value(const opt *o)
 {
     return o->type == OPT_T_STRING || o->type == OPT_T_OPTSTRING || o->type == OPT_T_INT || o->type == OPT_T_CHOICE
-           || o->type == OPT_T_LIST;
+           || o->type == OPT_T_FLAGS || o->type == OPT_T_LIST;
 }
 
 int opts_is_positional(const opt *o) { return o->names && o->names[0] && o->names[0] != '-'; }

@@ -17,6 +17,7 @@ enum opt_type {
     OPT_T_OPTSTRING, /* const char * = the value, or def when none follows (argparse nargs='?') */
     OPT_T_INT,       /* int in [lo, hi] */
     OPT_T_CHOICE,    /* int = the value of the chosen name */
+    OPT_T_FLAGS,     /* unsigned = the OR of the values of the names given, comma-separated */
     OPT_T_LIST,      /* opt_list = the values that follow (argparse nargs='*', '+' or a number) */
     OPT_T_REFUSE,    /* an option of msprobe's we do not offer: fails with `help` as the reason */
     OPT_T_HELP,      /* built in */
@@ -30,6 +31,7 @@ enum {
     OPT_FILE = 4,     /* the value is a path: complete file names */
     OPT_DIR = 8,      /* the value is a directory: complete directory names */
     OPT_APPEND = 16,  /* OPT_LIST given again adds its values (argparse action='append'): opts_list_free() */
+    OPT_INPUT = 32,   /* a main input: a path typed without an option is pointed to it */
 };
 
 /* The values of an OPT_LIST option: v[0..n) point into argv (the parser
@@ -91,6 +93,11 @@ typedef struct opt {
      .help = (h), __VA_ARGS__}
 #define OPT_CHOICE(n, st, field, ch, h, ...) \
     {.type = OPT_T_CHOICE, .names = (n), .off = OPT_TYPED_(st, field, int), .choices = (ch), .help = (h), __VA_ARGS__}
+/* unsigned field: words of `ch` separated by commas (--fail-on warning,red),
+ * the OR of their values; --help lists the words. */
+#define OPT_FLAGS(n, st, field, ch, meta, h, ...)                                                                    \
+    {.type = OPT_T_FLAGS, .names = (n), .off = OPT_TYPED_(st, field, unsigned), .choices = (ch), .metavar = (meta), \
+     .help = (h), __VA_ARGS__}
 /* opt_list field: between min and max values (max -1: no limit) follow the
  * option, up to the next word that looks like an option; the metavar is
  * shown as it is ("[FILE ...]", "BENCH CMP"). */

@@ -1,5 +1,5 @@
-/* Output names that never replace a file, and the rollback of a failed
- * run (outdir.h). */
+/* Output names that never replace a file, the one rule of an output with a
+ * fixed name (out_named), and the rollback of a failed run (outdir.h). */
 #include "base/outdir.h"
 #include "base/err.h"
 #include "base/files.h"
@@ -186,6 +186,53 @@ int out_check_replaceable(const char *path)
     return rc;
 }
 
+/* The nearest existing ancestor of a directory that does not exist yet
+ * must be a directory we may write into (mkdir -p will make the rest). */
+static int creatable(const char *file, const char *dir)
+{
+    char *d = xstrdup(dir);
+    struct stat st;
+    while (stat(d, &st) != 0 && errno == ENOENT && strcmp(d, "/") && strcmp(d, ".")) {
+        char *up = path_dirname(d);
+        free(d);
+        d = up;
+    }
+    int rc = 0;
+    if (stat(d, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = err_set(ERR_OUTPUT, file, "cannot write: %s is not a directory", d);
+    else if (access(d, W_OK | X_OK) != 0)
+        rc = err_set(ERR_OUTPUT, file, "cannot write: its directory %s is not writable", d);
+    free(d);
+    return rc;
+}
+
+char *out_named(out_run *r, const char *given, const char *default_name, int policy, int force)
+{
+    size_t n = strlen(given);
+    struct stat st;
+    char *path = (n && given[n - 1] == '/') || (stat(given, &st) == 0 && S_ISDIR(st.st_mode))
+                     ? path_join(given, default_name)
+                     : xstrdup(given);
+    char *dir = path_dirname(path);
+    int rc;
+    if (lstat(path, &st) != 0) {
+        rc = errno == ENOENT || errno == ENOTDIR ? creatable(path, dir)
+                                                 : err_set(ERR_OUTPUT, path, "cannot write: %s", strerror(errno));
+    } else {
+        rc = out_check_replaceable(path);
+        if (rc == 0 && policy != OUT_REPLACES && !force)
+            rc = err_set(ERR_OUTPUT, path, "exists; --force replaces it (or give another name)");
+    }
+    if (rc == 0 && path_kind(dir) == PATH_MISSING)
+        rc = out_run_mkdir(r, dir);
+    free(dir);
+    if (rc != 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
 struct out_run {
     pthread_mutex_t lock;
     char **files, **dirs;
@@ -271,6 +318,12 @@ int out_run_replace(out_run *r, char *tmp, const char *final, const char *what)
         return -1;
     out_run_add(r, final);
     return 0;
+}
+
+void out_run_abandon(out_run *r)
+{
+    out_run_rollback(r);
+    out_run_free(r);
 }
 
 void out_run_rollback(out_run *r)

@@ -43,7 +43,26 @@ int file_write_new(char **path, const void *data, size_t len);
  * symbolic link. 0 or -1 (ERR_OUTPUT recorded). */
 int out_check_replaceable(const char *path);
 
+/* An output with a fixed name -- one the user gives (-o result.json) or
+ * one msprobe gives (anomaly_analyse.json) -- follows one rule (README,
+ * "Outputs"), checked before the work starts:
+ *
+ * - a name that ends in '/' or is an existing directory is a directory: the
+ *   file is `default_name` inside it;
+ * - an existing file is replaced where msprobe replaces it (OUT_REPLACES)
+ *   or when the user says so (force: --force), with a warning naming it at
+ *   the commit (out_run_replace); otherwise it is refused, "exists; --force
+ *   replaces it"; what is not a regular file is never replaced;
+ * - its directory must be writable, or is made (mkdir -p) under one that
+ *   is, remembered by r (may be NULL) for out_run_rollback().
+ *
+ * Returns the path to write (malloc'ed) or NULL with ERR_OUTPUT recorded.
+ * Time-stamped results never come here: they never replace anything
+ * (out_commit_new). */
 typedef struct out_run out_run;
+enum { OUT_REFUSES = 0, OUT_REPLACES = 1 };
+char *out_named(out_run *r, const char *given, const char *default_name, int policy, int force);
+
 
 out_run *out_run_new(void);
 void out_run_free(out_run *r);
@@ -60,5 +79,8 @@ int out_run_replace(out_run *r, char *tmp, const char *final, const char *what);
 /* Remove the remembered files, then the remembered directories that are
  * empty, deepest first; forget them. */
 void out_run_rollback(out_run *r);
+/* A run that stops early: out_run_rollback(), then out_run_free(); the
+ * error recorded stays as it is. */
+void out_run_abandon(out_run *r);
 
 #endif

@@ -72,6 +72,20 @@ int out_stream_commit(out_stream *os)
     return rc;
 }
 
+int out_stream_commit_replace(out_stream *os, out_run *r, const char *what)
+{
+    int rc = out_stream_flush(os, 0);
+    if (close(os->fd) != 0 && rc == 0)
+        rc = err_set(ERR_OUTPUT, os->path, "cannot write output file: %s", strerror(errno));
+    os->fd = -1;
+    if (rc == 0) {
+        /* the temporary file is consumed either way */
+        rc = out_run_replace(r, os->tmp, os->path, what);
+        os->tmp = NULL;
+    }
+    return rc;
+}
+
 void out_stream_close(out_stream *os)
 {
     if (os->fd >= 0)

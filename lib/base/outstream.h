@@ -38,6 +38,11 @@ int out_stream_write(out_stream *os, const void *data, size_t n);
 /* Everything written: into place under os->path (a later number when the
  * name is taken meanwhile). 0 or -1 (nothing left behind). */
 int out_stream_commit(out_stream *os);
+/* The same under a name the user gave (out_named): what is there is
+ * replaced, with out_run_replace()'s warning naming it `what`, and r (may be
+ * NULL) remembers the file. 0 or -1. */
+typedef struct out_run out_run;
+int out_stream_commit_replace(out_stream *os, out_run *r, const char *what);
 /* Release; a temporary file not committed is removed. os->path stays the
  * caller's to free. */
 void out_stream_close(out_stream *os);

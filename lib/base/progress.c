@@ -1,8 +1,9 @@
 /* The status line of progress.h. Jobs report with atomic adds into their
  * slot and never wait; a drawing thread owned by the run reads every slot
  * ten times a second (a slot in the middle of a phase change is skipped,
- * told by a sequence counter), finds the job furthest behind, the byte
- * rate and the clock, and draws the line through log.h. Nothing is drawn
+ * told by a sequence counter), finds the job furthest behind (kept while it
+ * runs unless another falls a phase behind it), the byte rate, the clock
+ * and the time left, and draws the line through log.h. Nothing is drawn
  * for a run shorter than a quarter of a second, nor when stderr is not a
  * terminal. With the profile option (MSPROBE_PROFILE) each phase's wall
  * time, CPU time and resident memory are printed when it ends.
@@ -58,6 +59,8 @@ static struct {
     /* the rate, kept by whoever draws (one thread at a time) */
     double rate_t, rate, moved_t;
     uint64_t rate_bytes, last_bytes;
+    /* the job named on the line, + 1 (0: none yet); kept by whoever draws */
+    size_t shown;
 } run;
 
 #define FIRST_DRAW_MS 250   /* a run shorter than this shows nothing */
@@ -218,6 +221,44 @@ static int behind(const job_view *a, const job_view *b)
     return fa < fb;
 }
 
+/* The job to name: the one furthest behind, kept while it runs -- ranks
+ * that take turns a few percent apart would make the name flicker -- unless
+ * another falls a whole phase behind it (a phase change adds 2 to seq). */
+static int slowest(job_view *show)
+{
+    job_view v, kept;
+    int have = 0;
+    size_t seen = atomic_load(&run.next), pick = 0;
+    for (size_t i = 0; i < seen && i < run.nslots; i++)
+        if (view(&run.slots[i], &v) && (!have || behind(&v, show))) {
+            *show = v;
+            pick = i + 1;
+            have = 1;
+        }
+    progress_job *k = run.shown ? &run.slots[run.shown - 1] : NULL;
+    if (k && atomic_load(&k->running)) {
+        /* (a phase change under way: the one found this time, and the
+         * choice stays) */
+        if (!view(k, &kept))
+            return have;
+        if (!(have && show->seq + 2 <= kept.seq)) {
+            *show = kept;
+            return 1;
+        }
+    }
+    run.shown = pick;
+    return have;
+}
+
+/* "h:mm:ss" or "m:ss" */
+static void clock_text(char *buf, size_t cap, long secs)
+{
+    if (secs >= 3600)
+        snprintf(buf, cap, "%ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
+    else
+        snprintf(buf, cap, "%ld:%02ld", secs / 60, secs % 60);
+}
+
 /* "1.2 GB" (decimal units); `per` is "" or "/s". */
 static void human_bytes(char *buf, size_t cap, double b, const char *per)
 {
@@ -275,15 +316,8 @@ static size_t render(char *buf, size_t cap, double now)
     ADD("%s:", log_prog());
     if (run.nslots > 1)
         ADD(" %zu/%zu done", atomic_load(&run.ended), run.nslots);
-    job_view show = {0}, v;
-    int have = 0;
-    size_t seen = atomic_load(&run.next);
-    for (size_t i = 0; i < seen && i < run.nslots; i++)
-        if (view(&run.slots[i], &v) && (!have || behind(&v, &show))) {
-            show = v;
-            have = 1;
-        }
-    if (have) {
+    job_view show = {0};
+    if (slowest(&show)) {
         ADD("%s%s%s %s", run.nslots > 1 ? " |" : "", show.label[0] ? " " : "", show.label, show.phase);
         if (show.total) {
             ADD(" %d%%", (int)(show.done >= show.total ? 100 : show.done * 100 / show.total));
@@ -311,11 +345,16 @@ static size_t render(char *buf, size_t cap, double now)
         human_bytes(r, sizeof r, run.rate, "/s");
         ADD(" | %s", r);
     }
-    long secs = (long)(now - run.t0);
-    if (secs >= 3600)
-        ADD(" | %ld:%02ld:%02ld", secs / 3600, secs / 60 % 60, secs % 60);
-    else
-        ADD(" | %ld:%02ld", secs / 60, secs % 60);
+    char t[32];
+    clock_text(t, sizeof t, (long)(now - run.t0));
+    ADD(" | %s", t);
+    /* the time left, once jobs have ended: at the pace they ended so far
+     * (the ranks of a step take about as long each) */
+    size_t ended = atomic_load(&run.ended);
+    if (run.nslots > 1 && ended && ended < run.nslots && now - run.t0 >= 1) {
+        clock_text(t, sizeof t, (long)((now - run.t0) / (double)ended * (double)(run.nslots - ended) + 0.5));
+        ADD(", %s left", t);
+    }
 #undef ADD
     fit(buf, width());
     return strlen(buf);

@@ -147,6 +147,22 @@ int dumptree_classify(const char *path, int *kind)
                            "msprobe dump");
 }
 
+int dumptree_want_level(const char *path, int want, const char *option)
+{
+    static const char *const holds[] = {"", "a dump.json", "rank0, rank1, ...", "step0, step1, ..."};
+    int kind;
+    if (path_kind(path) != PATH_DIR && path_kind(path) != PATH_FILE)
+        return 0;
+    if (dumptree_classify(path, &kind) != 0) {
+        err_clear();
+        return 0;
+    }
+    if (kind == want || want < DUMPTREE_RANK)
+        return 0;
+    return err_input(path, "this is %s; %s takes %s that holds %s", dumptree_kind_name(kind), option,
+                     dumptree_kind_name(want), holds[want]);
+}
+
 static int by_number(const void *a, const void *b)
 {
     const dumptree_dir *x = a, *y = b;

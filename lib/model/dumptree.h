@@ -49,6 +49,13 @@ const char *dumptree_kind_name(int kind);
  * error recorded (missing, a symbolic link, not a msprobe dump). */
 int dumptree_classify(const char *path, int *kind);
 
+/* For a command that takes one level only (data2db's --data: a dump
+ * root): when `path` is a dump tree of another level, record the one line
+ * "this is a step directory; --data takes the dump root that holds step0,
+ * step1, ..." (`option` naming how the command takes it) and return -1;
+ * otherwise 0, nothing recorded, whatever path is. */
+int dumptree_want_level(const char *path, int want, const char *option);
+
 /* The rank directories of a step directory, one rule for every analyzer:
  *   - "rank" (a run that is not distributed: rank 0), "rank" and digits
  *     (leading zeros allowed: "rank007" is rank 7) and proc{PID} (the

@@ -3,6 +3,7 @@
 #include "base/err.h"
 #include "base/files.h"
 #include "base/mem.h"
+#include "base/strbuf.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -208,9 +209,71 @@ int monitor_runs_find(const char *root, long long t_start, long long t_end, moni
         out->v[k] = (monitor_run){xstrdup(names[i]), path, rank, t};
     }
     names_free(names, n);
+    /* a run directory given where the directory of runs is expected: the
+     * set of that one run */
+    size_t stamp_len;
+    char *base = path_basename(root);
+    long rank = out->n == 0 && out->nbad == 0 ? run_name(base, &stamp_len) : -1;
+    long long t = rank >= 0 ? monitor_time_parse(base, stamp_len) : -1;
+    if (t >= 0 && !(t_start >= 0 && t < t_start) && !(t_end >= 0 && t > t_end)) {
+        GROW(out->v, out->cap, out->n + 1);
+        out->v[out->n++] = (monitor_run){xstrdup(base), xstrdup(root), rank, t};
+    }
+    free(base);
     if (out->n)
         qsort(out->v, out->n, sizeof *out->v, by_rank);
     return 0;
+}
+
+/* Does dir hold a run directory? */
+static int holds_runs(const char *dir)
+{
+    char **names;
+    long n = dir_list(dir, &names);
+    int found = 0;
+    for (long i = 0; i < n && !found; i++) {
+        size_t stamp_len;
+        if (run_name(names[i], &stamp_len) >= 0) {
+            char *p = path_join(dir, names[i]);
+            found = path_kind(p) == PATH_DIR;
+            free(p);
+        }
+    }
+    names_free(names, n);
+    return found;
+}
+
+char *monitor_runs_absent(const char *root, int windowed, const char *option)
+{
+    strbuf sb = STRBUF_INIT;
+    char *base = path_basename(root);
+    monitor_runs all;
+    size_t dropped;
+    if (windowed && monitor_runs_find(root, -1, -1, &all, &dropped) == 0 && all.n) {
+        sb_adds(&sb, "holds no monitor run directory in the chosen time window (--time-start, --time-end)");
+    } else if (!strcmp(base, "anomaly_detected")) {
+        sb_addf(&sb, "this is the monitor's anomaly_detected directory; %s takes the directory above it, which "
+                     "holds the run directories ({time}-rank{R}-{id})", option);
+    } else {
+        /* too shallow: the runs are one level down */
+        char **names;
+        long n = dir_list(root, &names);
+        for (long i = 0; i < n && !sb.len; i++) {
+            char *p = path_join(root, names[i]);
+            if (path_kind(p) == PATH_DIR && holds_runs(p))
+                sb_addf(&sb, "holds no monitor run directory ({time}-rank{R}-{id}), but %s does: %s takes that "
+                             "directory", p, option);
+            free(p);
+        }
+        names_free(names, n);
+        if (!sb.len)
+            sb_adds(&sb, "holds no monitor run directory ({time}-rank{R}-{id})");
+    }
+    err_clear();
+    if (windowed)
+        monitor_runs_free(&all);
+    free(base);
+    return sb_detach(&sb);
 }
 
 /* ---- csv files ----------------------------------------------------------- */

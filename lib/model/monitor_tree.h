@@ -46,8 +46,16 @@ typedef struct {
 /* The run directories of `root` whose stamp lies in [t_start, t_end]
  * (inclusive; -1: no bound), one per rank, sorted by rank. When a rank has
  * several, the latest stamp wins (then the greater name); *dropped counts
- * the others. 0 or -1. */
+ * the others. A run directory itself, given where the directory of runs is
+ * expected, is the set of that one run. 0 or -1. */
 int monitor_runs_find(const char *root, long long t_start, long long t_end, monitor_runs *out, size_t *dropped);
+/* Why `root` gave no run directory, as the rest of a message that names
+ * root: none in the time window (windowed: one was given, and runs lie
+ * outside it), the anomaly_detected directory given, the runs one level
+ * further down ("... but ROOT/monitor_output does: -m takes that
+ * directory", `option` being how the command takes it), or simply none.
+ * malloc'ed. */
+char *monitor_runs_absent(const char *root, int windowed, const char *option);
 void monitor_runs_free(monitor_runs *r);
 
 typedef struct {

@@ -446,6 +446,16 @@ int table_close_new(table_writer *t, char **path)
     return rc;
 }
 
+int table_close_replace(table_writer *t, out_run *r, const char *what)
+{
+    int rc = table_finish(t);
+    if (rc == 0)
+        rc = out_run_replace(r, t->tmp, t->path, what);
+    t->tmp = NULL;
+    table_release(t);
+    return rc;
+}
+
 void table_abort(table_writer *t)
 {
     if (!t)

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "base/opts_table.h"
+#include "base/outdir.h"
 #include "base/strbuf.h"
 
 /* CELL_BOOL: a boolean cell (num 0 or 1), "True"/"False" in csv, as pandas writes bools.
@@ -78,6 +79,10 @@ int table_close(table_writer *t);
  * malloc'ed) becomes a later free name when it exists (out_commit_new()).
  * 0, 1 (committed under a later name) or -1. */
 int table_close_new(table_writer *t, char **path);
+/* The same for a name the user gave (out_named()): replaces what is there
+ * with out_run_replace()'s warning, and is remembered by r (may be NULL);
+ * `what` names the file in the warning ("result"). */
+int table_close_replace(table_writer *t, out_run *r, const char *what);
 /* Drop the partial output; frees t. */
 void table_abort(table_writer *t);
 

@@ -70,11 +70,6 @@ int anomaly_eq(const anomaly *a, const anomaly *b);
  * into `in`; returns how many. */
 size_t anomaly_top_k(const anomaly *const *in, size_t n, size_t k, size_t *out);
 
-/* msprobe's -s: a Python list literal of integer steps ("[13, 14]", "[]"
- * for all), or simply "13" / "13,14". *all is set for an empty list. 0, or
- * -1 with a usage error ("The step list must be a resolvable list type"). */
-int anomaly_parse_steps(const char *text, long long **steps, size_t *n, int *all);
-
 /* get_key(): tag_name + "_step_" + step + "_call_" + call_id. */
 void anomaly_key(const anomaly *a, char **out, size_t *len);
 

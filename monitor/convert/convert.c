@@ -77,12 +77,7 @@ int conv_step_wanted(const conv_plan *p, long long step) { return !p->has_steps 
 /* Does [a, b] meet the --steps selection? */
 static int range_wanted(const conv_plan *p, long long a, long long b)
 {
-    if (!p->has_steps)
-        return 1;
-    for (size_t i = 0; i < p->steps.n; i++)
-        if (p->steps.ranges[i][0] <= b && p->steps.ranges[i][1] >= a)
-            return 1;
-    return 0;
+    return !p->has_steps || numlist_meets(&p->steps, a, b);
 }
 
 int conv_plan_make(const conv_opts *o, unsigned allowed, conv_plan *p)

@@ -28,9 +28,10 @@ int conv_cli_run(int argc, char **argv, const opts_spec *spec, int db)
     char *out = NULL;
     out_run *outputs = out_run_new();
     if (p.nfiles == 0) {
-        err_input(o.c.monitor_dir, "%s",
-                  p.runs.n ? "the run directories hold no csv files of the chosen data types and steps"
-                           : "holds no monitor run directory ({time}-rank{R}-{id}) in the chosen time window");
+        char *why = p.runs.n ? xstrdup("the run directories hold no csv files of the chosen data types and steps")
+                             : monitor_runs_absent(o.c.monitor_dir, o.c.time_start || o.c.time_end, "-m");
+        err_input(o.c.monitor_dir, "%s", why);
+        free(why);
         status = err_report();
         goto done;
     }

@@ -16,7 +16,7 @@ typedef struct {
 #define OPT_MONITOR_DIR                                                                                         \
     OPT_STRING("-m --monitor_path | --monitor-path", conv_cli, c.monitor_dir, "MONITOR_DIR",                        \
                "the monitor's output directory (MONITOR_OUTPUT_DIR): one {time}-rank{R}-{id} directory per rank", \
-               .flags = OPT_REQUIRED | OPT_DIR)
+               .flags = OPT_REQUIRED | OPT_DIR | OPT_INPUT)
 #define OPT_TIME_WINDOW                                                                                            \
     OPT_STRING("--time-start | --time_start", conv_cli, c.time_start, "STAMP",                                         \
                "only run directories whose time stamp is this one or later, e.g. Dec03_21-34-40"),                \

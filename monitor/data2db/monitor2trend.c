@@ -220,8 +220,8 @@ int monitor2trend_run(const monitor2trend_opts *o, out_run *outputs, char **why)
     if (conv_plan_make(&co, (1u << MT_COUNT) - 1, &p) != 0)
         return -1;
     if (p.nfiles == 0) {
-        *why = xstrdup(p.runs.n ? "the monitor run directories hold no csv files"
-                                : "no monitor run directory ({time}-rank{R}-{id})");
+        *why = p.runs.n ? xstrdup("the monitor run directories hold no csv files")
+                        : monitor_runs_absent(o->data, 0, "--data");
         conv_plan_free(&p);
         return 1;
     }

@@ -30,5 +30,5 @@ printf 'Functional.a.0.forward.input.0: [unclosed\n' > "$I/bad.yaml"
 printf -- '- ms_api: Mint.add\n' > "$I/bad_api.yaml"
 printf 'TopLayer: [1, 2]\n' > "$I/bad_layer.yaml"
 mkfifo "$I/fifo.json"
-mkdir -p "$I/dir.json"
+mkdir -p "$I/dir.json/summary.json"  # a directory where -o DIR/ puts summary.json
 ln -s "$I/nowhere.json" "$I/link.json"

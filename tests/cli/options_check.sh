@@ -8,6 +8,13 @@
 #   options_check.sh BIN man-commands      msprobe.1 lists every command; each has a page
 #   options_check.sh BIN bash              the bash script parses and completes
 #   options_check.sh BIN zsh               the zsh script parses and completes
+#   options_check.sh BIN usage CMD...      every option the usage lines, description and epilog of
+#                                          'msprobe CMD... --help' name is one CMD takes
+#   options_check.sh BIN readme SECTION CMD [CMD2...]
+#                                          the option table of the README's "## SECTION" lists every
+#                                          option CMD shows in --help, and only options of CMD (or
+#                                          CMD2...; graph+view for 'graph view')
+#   options_check.sh BIN readme-commands   the README's table of commands names every command
 #   options_check.sh BIN recipe [TOP]      every command has all that docs/ARCHITECTURE.md's
 #                                          "Adding a subcommand" asks for (TOP: the tree whose
 #                                          man pages, README, cases and unit tests are read)
@@ -21,6 +28,29 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/msprobe-opts.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
+
+# Does "msprobe WORDS..." take option OPT (any spelling, shown or not)?
+# The parser says "unknown option" otherwise; anything else (a value
+# missing, help printed) means it does.
+takes() {
+    opt=$1
+    shift
+    # shellcheck disable=SC2068
+    ! "$BIN" $@ "$opt" < /dev/null 2>&1 | grep -q "unknown option '$opt'"
+}
+
+# The option words of text on stdin: a dash or two and a letter, after a
+# blank, bracket, parenthesis, bar, comma or quote.
+option_words() {
+    grep -oE "(^|[][ (|,'])-{1,2}[A-Za-z][A-Za-z0-9_-]*" | sed -E "s/^[][ (|,']//" | sort -u
+}
+
+# The spellings of the options a command shows, from its --help-man tags.
+shown_options() {
+    # shellcheck disable=SC2068
+    "$BIN" $@ --help-man | grep -v '^\.TP$' | sed -e 's/\\fI[^\\]*\\fR//g' -e 's/\\-/-/g' -e 's/"[^"]*"/ /g' |
+        tr ' ' '\n' | grep -E '^-{1,2}[A-Za-z]' | grep -vxE -- '-h|--help|-V|--version' | sort -u
+}
 
 # The .TP tags of the OPTIONS section of a man page.
 man_tags() {
@@ -126,6 +156,68 @@ zsh)
     expect "dumps" "msprobe compare -o "
     expect "bash zsh" "msprobe completion "
     [ $fail = 0 ] && echo "zsh completion ok" ;;
+usage)
+    # the usage block (up to the first blank line), the description (up to
+    # the first heading: a line after a blank one, ending in ':') and the
+    # epilog (the paragraph after the items)
+    # shellcheck disable=SC2068
+    "$BIN" $@ --help | awk '
+        part == "" && /^$/ { part = "about"; blank = 1; next }
+        part == "" { print; next }
+        part == "about" && blank && /^[^ ].*:$/ { part = "items"; next }
+        part == "about" { blank = /^$/; print; next }
+        part == "items" && /^$/ { blank = 1; next }
+        part == "items" && blank && /^[^ ]/ && !/:$/ { part = "epilog" }
+        part == "items" { blank = 0; next }
+        { print }' > "$T/text"
+    # the top level names the options of its commands
+    cmds=$*
+    [ -n "$cmds" ] || cmds=$("$BIN" --list-commands | cut -d' ' -f1)
+    n=0
+    for w in $(option_words < "$T/text"); do
+        n=$((n + 1))
+        ok=0
+        if [ -n "$*" ]; then
+            # shellcheck disable=SC2068
+            takes "$w" $@ && ok=1
+        else
+            for c in $cmds; do takes "$w" "$c" && ok=1; done
+        fi
+        takes "$w" && ok=1
+        [ $ok = 1 ] || { echo "msprobe $* --help names $w, which it does not take" >&2; fail=1; }
+    done
+    [ $fail = 0 ] && echo "the $n options named in msprobe $* --help are its own" ;;
+readme)
+    section=$1
+    shift
+    # the first "| option | meaning |" table of the section
+    awk -v s="## $section" '
+        $0 == s { in_s = 1; next }
+        in_s && /^## / { exit }
+        in_s && /^\| option \| meaning \|/ { table = 1; next }
+        table && /^\|/ { print; next }
+        table { exit }' "$top/README.md" | sed 's/\\|/,/g' | cut -d'|' -f2 | grep -oE '`[^`]*`' | tr -d '`' | awk '{ print $1 }' |
+        grep -E '^-{1,2}[A-Za-z]' | sort -u > "$T/readme"
+    [ -s "$T/readme" ] || { echo "README: no option table under '## $section'" >&2; exit 1; }
+    shown_options "$1" > "$T/shown"
+    for o in $(comm -23 "$T/shown" "$T/readme"); do
+        echo "README '## $section' lacks $o of msprobe $1" >&2
+        fail=1
+    done
+    for o in $(comm -13 "$T/shown" "$T/readme"); do
+        ok=0
+        # shellcheck disable=SC2046
+        for c in "$@"; do takes "$o" $(echo "$c" | tr + ' ') && ok=1; done
+        [ $ok = 1 ] || { echo "README '## $section' lists $o, which msprobe $* does not take" >&2; fail=1; }
+    done
+    [ $fail = 0 ] && echo "README '## $section' lists the $(wc -l < "$T/shown") option spellings of msprobe $1" ;;
+readme-commands)
+    awk '/^\| subcommand \| job \|/ { t = 1; next } t && /^\|/ { print; next } t { exit }' "$top/README.md" > "$T/table"
+    for c in $("$BIN" --list-commands | cut -d' ' -f1); do
+        grep -qE "\`msprobe $c[\` ]|\(\`$c\`\)" "$T/table" ||
+            { echo "the README's table of commands lacks $c" >&2; fail=1; }
+    done
+    [ $fail = 0 ] && echo "the README's table of commands names all $("$BIN" --list-commands | wc -l) commands" ;;
 recipe)
     # docs/ARCHITECTURE.md, "Adding a subcommand": each item checked for
     # every command msprobe lists, one line on stderr per missing item.
@@ -149,6 +241,8 @@ recipe)
             print code, c
         }' > "$T/cases"
     "$BIN" --list-commands > "$T/names"
+    # the README's table of subcommands (an option table's row may name a command too)
+    awk '/^\| subcommand \| job \|/ { t = 1; next } t && /^\|/ { print; next } t { exit }' "$tree/README.md" > "$T/commands"
     # every descriptor a family declares is in cmd/main.c's list
     for h in "$tree"/*/commands.h; do
         for d in $(sed -n 's/^extern const command \([A-Za-z0-9_]*\)_command;$/\1/p' "$h"); do
@@ -187,7 +281,7 @@ recipe)
             lack "no unit test (tests/unit/test_*.c) includes a header of $family/"
         fi
         # the README: a row of the table of subcommands, an example command line
-        grep -Eq "^\| [^|]*\`(msprobe )?$c[\` ]" "$tree/README.md" ||
+        grep -Eq "^\| [^|]*\`(msprobe )?$c[\` ]" "$T/commands" ||
             lack "no row for it in the README's table of subcommands"
         grep -Eq "^    (.*[^A-Za-z0-9_-])?msprobe $c([^A-Za-z0-9_]|\$)" "$tree/README.md" ||
             lack "no example command line (indented 'msprobe $c ...') in the README"

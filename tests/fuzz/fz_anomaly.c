@@ -1,10 +1,11 @@
 /* The training monitor's anomaly.json (monitor/anomaly): the input as
  * rank0's file of an anomaly_detected tree, its records built and ranked
  * as msprobe's anomaly_processor does. And anomaly's -s step list (the
- * input's first line), which is text from the command line. */
+ * input's first line, base/numlist.h), which is text from the command line. */
 #include "tests/fuzz/fuzz.h"
 
 #include "base/err.h"
+#include "base/numlist.h"
 #include "monitor/anomaly/anomaly.h"
 
 #include <stdlib.h>
@@ -40,11 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (n < size && n < 4096 && data[n] != '\n' && data[n] != 0)
         n++;
     char *text = strndup((const char *)data, n);
-    long long *steps = NULL;
-    size_t ns;
-    int all;
-    fz_done_anywhere(anomaly_parse_steps(text, &steps, &ns, &all));
-    free(steps);
+    numlist steps;
+    fz_done_anywhere(numlist_parse(text, "-s", &steps));
+    numlist_free(&steps);
     free(text);
     return 0;
 }

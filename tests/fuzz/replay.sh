@@ -21,7 +21,7 @@ for bin in "$F"/fz_*; do
     [ -d "tests/fuzz/regress/$h" ] && dirs="tests/fuzz/regress/$h"
     [ -d "$F/seeds/$h" ] && dirs="$dirs $F/seeds/$h"
     if [ -z "$dirs" ]; then
-        echo "FAIL $h: no input to replay"
+        echo "FAIL $h: no input to replay (keep a seed in tests/fuzz/seeds/$h/)"
         fail=1
         continue
     fi

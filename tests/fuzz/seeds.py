@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Builds the seed corpus of every fuzz harness: OUT/<harness>/ (default
 build/fuzz/seeds) from testdata/, tests/cli/ and ../shared/corpus (when it
-exists), plus the hand-made seeds of tests/fuzz/seeds/<harness>/. Files are
-named by their content's hash, so a seed found twice is kept once; files
-over MAX_BYTES are left out (the fuzzer's inputs are small; big ones only
-slow it down). Nothing here is checked in but the hand-made seeds.
+exists), plus the seeds kept in tests/fuzz/seeds/<harness>/: hand-made ones,
+and small files of ../shared/corpus for the harnesses that testdata/ has no
+input for (anomaly.json, compare.json, monitor csv, packs, xlsx), so that a
+clone without ../shared replays every harness too. Files are named by
+their content's hash, so a seed found twice is kept once; files over
+MAX_BYTES are left out (the fuzzer's inputs are small; big ones only slow it
+down). Nothing here is checked in but tests/fuzz/seeds/.
 
     tests/fuzz/seeds.py [OUT]
 """

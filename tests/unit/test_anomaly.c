@@ -134,36 +134,6 @@ static void test_top_k_like_python(void **state)
     assert_int_equal(anomaly_top_k(in, 0, 5, out), 0);
 }
 
-static void test_steps(void **state)
-{
-    long long *s;
-    size_t n;
-    int all;
-    assert_int_equal(anomaly_parse_steps("[]", &s, &n, &all), 0);
-    assert_true(all);
-    free(s);
-    assert_int_equal(anomaly_parse_steps(" [13, 21] ", &s, &n, &all), 0);
-    assert_false(all);
-    assert_int_equal(n, 2);
-    assert_int_equal(s[0], 13);
-    assert_int_equal(s[1], 21);
-    free(s);
-    assert_int_equal(anomaly_parse_steps("13,14", &s, &n, &all), 0);
-    assert_int_equal(n, 2);
-    free(s);
-    assert_int_equal(anomaly_parse_steps("7", &s, &n, &all), 0);
-    assert_int_equal(n, 1);
-    assert_int_equal(s[0], 7);
-    free(s);
-    static const char *const bad[] = {"[13", "13]", "[a]", "[1,,2]", "", "[1.5]", "(1, 2)"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(anomaly_parse_steps(bad[i], &s, &n, &all), -1);
-        tu_assert_err("the step list must be a resolvable list type");
-    }
-    assert_int_equal(anomaly_parse_steps("[1, 99999999999999999999]", &s, &n, &all), -1);
-    tu_assert_err("step 99999999999999999999 is beyond the integer range");
-}
-
 /* Loading: rank directories by number, records in file order, a record
  * msprobe cannot build skipped, a file that is no object refused. */
 static void test_load(void **state)
@@ -252,7 +222,7 @@ int main(void)
     log_set_prog("test_anomaly");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stage), cmocka_unit_test(test_ordering), cmocka_unit_test(test_top_k_like_python),
-        cmocka_unit_test(test_steps), cmocka_unit_test(test_load),     cmocka_unit_test(test_key),
+        cmocka_unit_test(test_load),  cmocka_unit_test(test_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -387,7 +387,7 @@ static char *compare(const char *a, const char *b, int fmt)
 {
     char *out = tu_path(dir, fmt == CC_FMT_JSON ? "out.json" : "out.csv");
     unlink(out);
-    cc_opts o = {out, fmt, 'p', 2};
+    cc_opts o = {out, fmt, 'p', 2, 0};
     if (cc_compare_ckpt(&o, a, b) != 0)
         fail_msg("compare: %s", err_message());
     mapped_file f;

@@ -95,11 +95,13 @@ static void test_spellings_and_values(void **state)
     /* single-dash names of several letters */
     assert_int_equal(run(&o, "-tensor_log"), OPTS_RUN);
     assert_int_equal(o.quiet, 1);
-    /* a one-letter option's value may be attached */
+    /* a one-letter option's value may be attached when it is a number or
+     * one of its choices; -npu is no -n with the path "pu" */
     assert_int_equal(run(&o, "-j4"), OPTS_RUN);
     assert_int_equal(o.jobs, 4);
-    assert_int_equal(run(&o, "-nfoo"), OPTS_RUN);
-    assert_string_equal(o.target, "foo");
+    assert_error(&o, "-nfoo", "unknown option '-nfoo'; did you mean '-n'?");
+    assert_error(&o, "-npu a", "unknown option '-npu'; did you mean '-n'?");
+    assert_error(&o, "-jx", "unknown option '-jx'; did you mean '-j'?");
     /* defaults come from the table */
     assert_int_equal(run(&o, ""), OPTS_RUN);
     assert_string_equal(o.out, "./output");
@@ -152,6 +154,19 @@ static void test_double_dash(void **state)
     assert_int_equal(run(&o, "- -s"), OPTS_RUN);
     assert_string_equal(o.file, "-");
     assert_error(&o, "a b c", "unexpected argument 'c'");
+    /* a path typed without its option: which option takes it */
+    static const opt in_table[] = {
+        OPT_STRING("-n -tp --target_path", cli, target, "TARGET", "target", .flags = OPT_INPUT),
+        OPT_STRING("-b --golden_path", cli, file, "BENCH", "bench", .flags = OPT_INPUT),
+        OPT_STRING("--data", cli, file2, "DATA_DIR", "data", .flags = OPT_INPUT),
+        OPT_END(),
+    };
+    static const opts_spec in_spec = {.opts = in_table};
+    char *argv[] = {"prog", "dir1", NULL};
+    err_clear();
+    assert_int_equal(opts_parse(&in_spec, 2, argv, &o, OPTS_NO_REPORT, NULL), OPTS_USAGE_ERROR);
+    assert_non_null(strstr(err_message(), "unexpected argument 'dir1': "));
+    assert_non_null(strstr(err_message(), " takes TARGET with -n (or -tp), BENCH with -b and DATA_DIR with --data"));
     assert_int_equal(run(&o, "a -s b"), OPTS_RUN);
     assert_string_equal(o.file, "a");
     assert_string_equal(o.file2, "b");
@@ -268,6 +283,18 @@ static void test_required_and_stop(void **state)
     char *argv4[] = {"msprobe", "-q", NULL};
     assert_int_equal(opts_parse(&ts, 2, argv4, &r, OPTS_STOP_AT_ARG | OPTS_NO_REPORT, &next), OPTS_RUN);
     assert_int_equal(next, 2);
+    /* a missing word to type (monitor's ACTION) says which words there are */
+    static const opt_choice actions[] = {{"summary", 0, NULL}, {"list", 1, NULL}, {NULL, 0, NULL}};
+    static const opt act[] = {
+        OPT_CHOICE("ACTION", req_cli, quiet, actions, "what", .flags = OPT_REQUIRED),
+        OPT_STRING("-m", req_cli, in, "DIR", "in", .flags = OPT_REQUIRED),
+        OPT_END(),
+    };
+    static const opts_spec as = {.opts = act};
+    char *argv5[] = {"monitor", "-m", "x", NULL};
+    assert_int_equal(opts_parse(&as, 3, argv5, &r, OPTS_NO_REPORT, NULL), OPTS_USAGE_ERROR);
+    assert_string_equal(err_message(), "the following arguments are required: ACTION; ACTION is one of 'summary' "
+                                       "or 'list'");
 }
 
 /* run() with what it prints on stdout (help, version) thrown away. */
@@ -374,6 +401,80 @@ static void test_rank_lists(void **state)
     err_clear();
 }
 
+/* One parser for every step list: msprobe's Python list of anomaly's -s
+ * ([13, 21]; [] for all) and the ranges of --steps (13-21) alike. */
+static void test_step_lists(void **state)
+{
+    numlist l;
+    assert_int_equal(numlist_parse(" [13, 21] ", "-s", &l), 0);
+    assert_int_equal(l.n, 2);
+    assert_true(numlist_has(&l, 13) && numlist_has(&l, 21) && !numlist_has(&l, 14));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("13-21", "-s", &l), 0);
+    assert_true(numlist_has(&l, 14) && numlist_meets(&l, 20, 30) && !numlist_meets(&l, 22, 30));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("[13-21, 30]", "-s", &l), 0);
+    assert_true(numlist_has(&l, 15) && numlist_has(&l, 30) && !numlist_has(&l, 29));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("[]", "-s", &l), 0);
+    assert_int_equal(l.n, 0);
+    assert_true(numlist_has(&l, 7) && numlist_meets(&l, 0, 1));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("7 ", "-s", &l), 0);
+    assert_true(numlist_has(&l, 7) && !numlist_has(&l, 8));
+    numlist_free(&l);
+    assert_int_equal(numlist_parse("[1, 99999999999999999999]", "-s", &l), -1);
+    assert_string_equal(err_message(), "-s: 99999999999999999999 is beyond the largest rank or step, 100000000");
+    err_clear();
+    static const char *const bad[] = {"[13", "13]", "[a]", "[1,,2]", "", "[1.5]", "(1, 2)", "[", "]", "1-"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(numlist_parse(bad[i], "-s", &l), -1);
+        assert_non_null(strstr(err_message(), "-s needs a list of numbers like 0,2,4-7 or [13, 21]"));
+        err_clear();
+    }
+}
+
+/* OPT_FLAGS: comma-separated words of a table, OR'ed; --help lists them. */
+typedef struct {
+    unsigned gate;
+} fcli;
+
+static void test_flags(void **state)
+{
+    static const opt_choice kinds[] = {{"warning", 1, NULL}, {"red", 2, NULL}, {"any", 5, NULL},
+                                       {"old", 8, "not any more"}, {NULL, 0, NULL}};
+    static const opt ft[] = {OPT_FLAGS("--fail-on", fcli, gate, kinds, "KINDS", "gate"), OPT_END()};
+    static const opts_spec fs = {.opts = ft};
+    fcli f = {0};
+    char *a1[] = {"c", "--fail-on", "warning,red", NULL};
+    assert_int_equal(opts_parse(&fs, 3, a1, &f, OPTS_NO_REPORT, NULL), OPTS_RUN);
+    assert_int_equal(f.gate, 3);
+    char *a2[] = {"c", "--fail-on=any", NULL};
+    assert_int_equal(opts_parse(&fs, 2, a2, &f, OPTS_NO_REPORT, NULL), OPTS_RUN);
+    assert_int_equal(f.gate, 5);
+    static const struct {
+        const char *arg, *msg;
+    } bad[] = {
+        {"--fail-on=blue", "--fail-on takes warning, red or any, comma-separated, not 'blue'"},
+        {"--fail-on=red,", "--fail-on takes warning, red or any, comma-separated, not ''"},
+        {"--fail-on=old", "--fail-on old: not any more"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *a[] = {"c", (char *)bad[i].arg, NULL};
+        err_clear();
+        assert_int_equal(opts_parse(&fs, 2, a, &f, OPTS_NO_REPORT, NULL), OPTS_USAGE_ERROR);
+        assert_string_equal(err_message(), bad[i].msg);
+    }
+    err_clear();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    opts_help(&fs, out);
+    fclose(out);
+    assert_non_null(strstr(buf, "gate (KINDS: warning, red or any, comma-separated)"));
+    free(buf);
+}
+
 /* OPT_LIST: argparse's nargs '*' and 2. */
 typedef struct {
     opt_list d, c, b;
@@ -465,7 +566,9 @@ int main(void)
         cmocka_unit_test(test_help_width),
         cmocka_unit_test(test_man_tags),
         cmocka_unit_test(test_rank_lists),
+        cmocka_unit_test(test_step_lists),
         cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,6 +147,58 @@ static void test_check_replaceable(void **state)
     free(dir);
 }
 
+/* The one rule of a named output (out_named): a directory gets the default
+ * name inside; an existing file is refused unless msprobe replaces it or
+ * --force; a missing directory is made and taken back by the run. */
+static void test_named(void **state)
+{
+    char *dir = tu_path(tu_dir, "named");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *old = tu_write(dir, "old.json", "{}", (size_t)-1);
+    char *p, *want;
+    err_clear();
+    /* an existing directory, and a name ending in '/' */
+    assert_non_null(p = out_named(NULL, dir, "summary.json", OUT_REFUSES, 0));
+    assert_string_equal(p, want = tu_path(dir, "summary.json"));
+    free(p);
+    free(want);
+    char *slash = tu_path(dir, "sub/");
+    out_run *r = out_run_new();
+    assert_non_null(p = out_named(r, slash, "ckpt_similarity.json", OUT_REFUSES, 0));
+    assert_string_equal(p, want = tu_path(dir, "sub/ckpt_similarity.json"));
+    free(want);
+    free(p);
+    /* the directory is made, and taken back with the run */
+    assert_int_equal(path_kind(want = tu_path(dir, "sub")), PATH_DIR);
+    out_run_rollback(r);
+    out_run_free(r);
+    assert_int_equal(path_kind(want), PATH_MISSING);
+    free(want);
+    free(slash);
+    /* an existing file: refused, replaced with --force or where msprobe replaces it */
+    assert_null(out_named(NULL, old, "x", OUT_REFUSES, 0));
+    assert_int_equal(err_cause(), ERR_OUTPUT);
+    assert_non_null(strstr(err_message(), "old.json: exists; --force replaces it"));
+    err_clear();
+    assert_non_null(p = out_named(NULL, old, "x", OUT_REFUSES, 1));
+    free(p);
+    assert_non_null(p = out_named(NULL, old, "x", OUT_REPLACES, 0));
+    free(p);
+    /* never what is not a regular file; never under a file */
+    char *link = tu_path(dir, "link.json");
+    assert_int_equal(symlink(old, link), 0);
+    assert_null(out_named(NULL, link, "x", OUT_REPLACES, 1));
+    assert_non_null(strstr(err_message(), "is a symbolic link"));
+    err_clear();
+    assert_null(p = out_named(NULL, want = tu_path(dir, "old.json/x.json"), "x", OUT_REFUSES, 0));
+    assert_non_null(strstr(err_message(), "old.json is not a directory"));
+    err_clear();
+    free(want);
+    free(link);
+    free(old);
+    free(dir);
+}
+
 static void test_rollback(void **state)
 {
     char *top = tu_path(tu_dir, "run");
@@ -338,7 +390,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stamp_next),  cmocka_unit_test(test_commit_never_replaces),
-        cmocka_unit_test(test_check_replaceable), cmocka_unit_test(test_rollback),
+        cmocka_unit_test(test_check_replaceable), cmocka_unit_test(test_named), cmocka_unit_test(test_rollback),
         cmocka_unit_test(test_two_runs_one_second), cmocka_unit_test(test_replace),
     };
     return cmocka_run_group_tests(tests, tu_dir_setup, tu_dir_teardown);

@@ -236,16 +236,20 @@ static void test_aggregate(void **state)
     char line[256];
     progress_line(line, sizeof line);
     assert_line(line, "msprobe test: 0/4 done | rank1 load 10%");
-    /* rank1 catches up and passes rank2 */
+    /* rank1 catches up and passes rank2: still rank1 is named (ranks that
+     * take turns a few percent apart would make the name flicker) */
     progress_add(b, 50);
     progress_line(line, sizeof line);
-    assert_line(line, "msprobe test: 0/4 done | rank2 load 40%");
+    assert_line(line, "msprobe test: 0/4 done | rank1 load 60%");
+    /* until it is a whole phase ahead of another */
     progress_phase(b, "tensors", 10, PROGRESS_ITEMS);
+    progress_line(line, sizeof line);
+    assert_line(line, "msprobe test: 0/4 done | rank2 load 40%");
     progress_phase(c, "tensors", 10, PROGRESS_ITEMS);
     progress_add(c, 9);
     progress_add(b, 1);
     progress_line(line, sizeof line);
-    assert_line(line, "msprobe test: 0/4 done | rank1 tensors 10%");
+    assert_line(line, "msprobe test: 0/4 done | rank2 tensors 90%");
     /* ended jobs count as done and are no longer shown */
     progress_job_end(b);
     progress_job_end(c);
@@ -259,6 +263,31 @@ static void test_aggregate(void **state)
     assert_non_null(d);
     assert_null(progress_job_begin("rank4"));
     progress_job_end(d);
+    progress_run_end();
+}
+
+/* The time left, once a job has ended, at the pace jobs ended so far. */
+static void test_time_left(void **state)
+{
+    (void)state;
+    progress_run_begin(&(progress_opts){.jobs = 4, .manual = 1, .force = 1});
+    progress_job *a = progress_job_begin("rank0"), *b = progress_job_begin("rank1");
+    progress_phase(a, "load", 0, PROGRESS_ITEMS);
+    progress_phase(b, "load", 0, PROGRESS_ITEMS);
+    char line[256];
+    progress_line(line, sizeof line);
+    assert_null(strstr(line, "left"));
+    progress_job_end(a);
+    struct timespec ts = {1, 100000000};
+    nanosleep(&ts, NULL);
+    /* 1 of 4 in 1.1 s (more on a busy machine): 3 more take 3 times that */
+    progress_line(line, sizeof line);
+    int m1, s1, m2, s2, n = 0;
+    assert_int_equal(sscanf(line, "msprobe test: 1/4 done | rank1 load | %d:%d, %d:%d left%n", &m1, &s1, &m2, &s2, &n), 4);
+    assert_int_equal((size_t)n, strlen(line));
+    int took = m1 * 60 + s1, left = m2 * 60 + s2;
+    assert_true(took >= 1 && left >= 3 && left <= 3 * took + 3);
+    progress_job_end(b);
     progress_run_end();
 }
 
@@ -523,6 +552,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_run, setup, teardown),
         cmocka_unit_test_setup_teardown(test_single_job, setup, teardown),
         cmocka_unit_test_setup_teardown(test_aggregate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_time_left, setup, teardown),
         cmocka_unit_test_setup_teardown(test_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_width, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rate_and_file, setup, teardown),
