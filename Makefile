@@ -155,9 +155,9 @@ fuzzers: $(FUZZ_BIN)
 # test against ../shared/corpus when it exists, the page in a browser, three
 # runs under valgrind; then all of it again under AddressSanitizer +
 # UndefinedBehaviorSanitizer in a separate build tree. One pass after the
-# other (each takes every core), each printing how long its build and its
-# tests took. The builds use every core unless make was given -j. What is slow for what it
-# adds to every run is in check-long.
+# other (each takes every core; the builds too, unless make is given -j),
+# each printing how long its build and its tests took. What is slow for
+# what it adds to every run is in check-long.
 test:
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory test-plain && \
