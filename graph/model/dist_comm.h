@@ -1,6 +1,7 @@
-/* The communication nodes of the ranks of a step, as graph/model/dist.c
- * reads and links them, shared with dist_db.c, which does both the newest
- * msprobe's way (from what its .vis.db holds). Internal to graph/model/. */
+/* The communication nodes of the ranks of a step and what reading and
+ * linking them needs in both dialects (dist_comm.c): graph/model/dist.c
+ * does both msprobe 8.1.0's way, dist_db.c the newest msprobe's (from what
+ * its .vis.db holds). Internal to graph/model/. */
 #ifndef MSP_GRAPH_DIST_COMM_H
 #define MSP_GRAPH_DIST_COMM_H
 
@@ -64,6 +65,8 @@ const gitem *comm_find_item(const gitems *it, const char *key, int out);
 /* node i of rc's graph appended to rc->v as a communication node; NULL when
  * its id does not start with "Distributed" */
 comm_node *comm_add(rank_comm *rc, size_t *cap, size_t i, arena *a);
+/* "gid_N", N the times the rank has met gid (counts), in the arena */
+char *comm_counted(arena *a, strmap *counts, const char *gid);
 /* cn's unique id from its group id `gid` and how often the rank met it */
 void comm_unique_id(rank_comm *rc, comm_node *cn, strmap *counts, strbuf *gid, arena *a);
 /* the communication node of rc's node `node`, or NULL */
@@ -75,6 +78,8 @@ long comm_target_node(rank_comm *tr, const char *uid, const char *from_rank, con
 /* str() of the target's precision index or overflow level, malloc'd */
 char *comm_index_text(const dist_ctx *d, const gnode *t);
 void comm_free_entry(gdist_entry *e);
+/* the entry linking to the one node `target` of rank `rank` */
+gdist_entry comm_one_link(const dist_ctx *d, int type, const char *rank, const gnode *target);
 /* nd's matched_distributed made v[0..n) (taken), replacing what it had */
 void comm_set_dist(gnode *nd, gdist_entry *v, uint32_t n, int is_list);
 /* nd linked to the one node `target` of rank `rank` */

@@ -127,11 +127,15 @@ typedef struct {
 /* Build the tree of a rank (§4.3-§4.7). 0 or -1. */
 int graph_build(graph *g, rankdata *rd, const graph_opts *o);
 void graph_free(graph *g);
+/* the index of the node named id, or -1 (names.c) */
 long graph_find(const graph *g, const char *id, size_t len);
 /* The op of a node name (§4.2): msprobe 8.1.0's patterns, or (newest) the
  * newest msprobe's, which add DefaultModel to the modules and MindSpeed to
  * the APIs and log no warning. */
 int graph_name_op(const char *name, size_t len);
 int graph_name_op_newest(const char *name, size_t len);
+/* a module's name by msprobe's patterns (Module., Cell., optimizer,
+ * clip_grad), whichever msprobe */
+int graph_module_name(const char *name, size_t len);
 
 #endif
