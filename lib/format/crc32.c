@@ -46,6 +46,9 @@ uint32_t crc32_update_zlib(uint32_t crc, const void *data, size_t n)
     return (uint32_t)crc32_z(crc, data, n);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
 /* The CRC from the 16 bytes left after folding (raw, starting from a zero
  * state) and the tail. */
 static uint32_t finish(const unsigned char v[16], const unsigned char *p, size_t n)
@@ -53,9 +56,6 @@ static uint32_t finish(const unsigned char v[16], const unsigned char *p, size_t
     uint32_t c = (uint32_t)crc32_z(0xffffffffUL, v, 16);
     return (uint32_t)crc32_z(c, p, n);
 }
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
 
 #define FOLD16_TARGET __attribute__((target("pclmul,sse4.1")))
 #define FOLD64_TARGET __attribute__((target("pclmul,sse4.1,avx512f,avx512vl,vpclmulqdq")))

@@ -158,13 +158,15 @@ static void test_named(void **state)
     char *p, *want;
     err_clear();
     /* an existing directory, and a name ending in '/' */
-    assert_non_null(p = out_named(NULL, dir, "summary.json", OUT_REFUSES, 0));
+    p = out_named(NULL, dir, "summary.json", OUT_REFUSES, 0);
+    assert_non_null(p);
     assert_string_equal(p, want = tu_path(dir, "summary.json"));
     free(p);
     free(want);
     char *slash = tu_path(dir, "sub/");
     out_run *r = out_run_new();
-    assert_non_null(p = out_named(r, slash, "ckpt_similarity.json", OUT_REFUSES, 0));
+    p = out_named(r, slash, "ckpt_similarity.json", OUT_REFUSES, 0);
+    assert_non_null(p);
     assert_string_equal(p, want = tu_path(dir, "sub/ckpt_similarity.json"));
     free(want);
     free(p);
@@ -180,9 +182,11 @@ static void test_named(void **state)
     assert_int_equal(err_cause(), ERR_OUTPUT);
     assert_non_null(strstr(err_message(), "old.json: exists; --force replaces it"));
     err_clear();
-    assert_non_null(p = out_named(NULL, old, "x", OUT_REFUSES, 1));
+    p = out_named(NULL, old, "x", OUT_REFUSES, 1);
+    assert_non_null(p);
     free(p);
-    assert_non_null(p = out_named(NULL, old, "x", OUT_REPLACES, 0));
+    p = out_named(NULL, old, "x", OUT_REPLACES, 0);
+    assert_non_null(p);
     free(p);
     /* never what is not a regular file; never under a file */
     char *link = tu_path(dir, "link.json");
@@ -190,7 +194,8 @@ static void test_named(void **state)
     assert_null(out_named(NULL, link, "x", OUT_REPLACES, 1));
     assert_non_null(strstr(err_message(), "is a symbolic link"));
     err_clear();
-    assert_null(p = out_named(NULL, want = tu_path(dir, "old.json/x.json"), "x", OUT_REFUSES, 0));
+    p = out_named(NULL, want = tu_path(dir, "old.json/x.json"), "x", OUT_REFUSES, 0);
+    assert_null(p);
     assert_non_null(strstr(err_message(), "old.json is not a directory"));
     err_clear();
     free(want);
