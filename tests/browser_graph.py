@@ -155,6 +155,27 @@ class Browser:
             raise RuntimeError('script: ' + r['exceptionDetails'].get('exception', {}).get('description', '?'))
         return r.get('result', {}).get('value')
 
+    def finish(self, screenshot):
+        """The page's end of a check: its screenshot when asked for, then
+        its console errors (1 when there are any)."""
+        if screenshot:
+            shot = self.send('Page.captureScreenshot', {'format': 'png'})
+            with open(screenshot, 'wb') as f:
+                f.write(base64.b64decode(shot['data']))
+            print(f'  screenshot: {screenshot}')
+        errors = self.errors()
+        if errors:
+            print('FAIL: console errors:\n  ' + '\n  '.join(errors))
+            return 1
+        return 0
+
+    def failed(self, e):
+        """A check that raised: its exception and what the page logged."""
+        print(f'FAIL: {e}')
+        for err in self.errors():
+            print('  ' + err)
+        return 1
+
     def close(self):
         try:
             self.send('Browser.close', session=False, timeout=10)
@@ -445,20 +466,9 @@ def main():
                 print('  ' + line)
                 if line.startswith('FAIL'):
                     status = 1
-        if a.screenshot:
-            shot = b.send('Page.captureScreenshot', {'format': 'png'})
-            with open(a.screenshot, 'wb') as f:
-                f.write(base64.b64decode(shot['data']))
-            print(f'  screenshot: {a.screenshot}')
-        errors = b.errors()
-        if errors:
-            print('FAIL: console errors:\n  ' + '\n  '.join(errors))
-            status = 1
+        status |= b.finish(a.screenshot)
     except Exception as e:
-        print(f'FAIL: {e}')
-        for err in b.errors():
-            print('  ' + err)
-        status = 1
+        status = b.failed(e)
     finally:
         b.close()
     return status

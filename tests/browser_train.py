@@ -9,7 +9,6 @@ Any console error or uncaught exception fails the test.
 usage: browser_train.py CHROMIUM PAGE [--screenshot PNG] [--min-failing N]
 """
 import argparse
-import base64
 import os
 import sys
 
@@ -79,20 +78,9 @@ def main():
         if failing < a.min_failing:
             print(f'FAIL: {failing} failing steps marked, expected at least {a.min_failing}')
             status = 1
-        if a.screenshot:
-            shot = b.send('Page.captureScreenshot', {'format': 'png'})
-            with open(a.screenshot, 'wb') as f:
-                f.write(base64.b64decode(shot['data']))
-            print(f'  screenshot: {a.screenshot}')
-        errors = b.errors()
-        if errors:
-            print('FAIL: console errors:\n  ' + '\n  '.join(errors))
-            status = 1
+        status |= b.finish(a.screenshot)
     except Exception as e:
-        print(f'FAIL: {e}')
-        for err in b.errors():
-            print('  ' + err)
-        status = 1
+        status = b.failed(e)
     finally:
         b.close()
     return status

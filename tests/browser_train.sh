@@ -10,31 +10,10 @@
 #
 #   tests/browser_train.sh BUILD [SCREENSHOT.png]
 set -u
-BUILD=${1:-build}
-SHOT=${2:-}
-top=$(cd "$(dirname "$0")/.." && pwd)
-BIN="$top/$BUILD/msprobe"
-CORPUS=${CORPUS:-$top/../shared/corpus}
-CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-if [ -z "$CHROMIUM" ]; then
-    echo "SKIPPED: train_compare page browser test (chromium not installed; deps.sh installs it)"
-    exit 0
-fi
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "SKIPPED: train_compare page browser test (python3 not installed)"
-    exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-drive() {   # drive PAGE ARGS...
-    if timeout 300 python3 "$top/tests/browser_train.py" "$CHROMIUM" "$@" > "$tmp/log" 2>&1; then
-        sed 's/^/ok   /;2,$s/^ok   /     /' "$tmp/log"
-    else
-        sed 's/^/FAIL /;2,$s/^FAIL /     /' "$tmp/log"
-        fail=1
-    fi
-}
+BROWSER_TEST="train_compare page browser test"
+BROWSER_DRIVER=browser_train.py
+# shellcheck source=tests/browser_common.sh disable=SC2034
+. "$(dirname "$0")/browser_common.sh"
 compare() {   # compare OUT ARGS...: exit 3 (a check fails) is what these pairs give
     out=$1
     shift
