@@ -5,24 +5,9 @@
 # and check every cell and row highlight with ../shared/tools/conformance.py.
 # Skipped, and said so, when the corpus is not there.
 set -u
-BUILD=${1:-build}
-top=$(cd "$(dirname "$0")/.." && pwd)
-BIN="$top/$BUILD/msprobe"
-CORPUS=${CORPUS:-$top/../shared/corpus}
-TOOL=${CONFORMANCE_TOOL:-$top/../shared/tools/conformance.py}
-RTOL=${RTOL:-1e-9}
-if [ ! -d "$CORPUS" ] || [ ! -f "$TOOL" ]; then
-    echo "SKIPPED: conformance test (no corpus at $CORPUS)"
-    exit 0
-fi
-PY=$(command -v python3 || true)
-if [ -z "$PY" ]; then
-    echo "SKIPPED: conformance test (python3 not installed)"
-    exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 runs=0
+CONFORMANCE_TEST="conformance test"
+# shellcheck source=tests/conformance_common.sh
+. "$(dirname "$0")/conformance_common.sh"
 # run directory name -> compare flags (see the corpus README)
 flags_for() {
     case "$1" in

@@ -9,24 +9,9 @@
 # (tests/conformance_newest.py; numbers within RTOL). Skipped, and said so,
 # when the corpus is not there.
 set -u
-BUILD=${1:-build}
-top=$(cd "$(dirname "$0")/.." && pwd)
-BIN="$top/$BUILD/msprobe"
-CORPUS=${CORPUS:-$top/../shared/corpus}
-TOOL=${CONFORMANCE_TOOL:-$top/../shared/tools/conformance.py}
-RTOL=${RTOL:-1e-9}
-if [ ! -d "$CORPUS" ] || [ ! -f "$TOOL" ]; then
-    echo "SKIPPED: newest-dialect conformance test (no corpus at $CORPUS)"
-    exit 0
-fi
-PY=$(command -v python3 || true)
-if [ -z "$PY" ]; then
-    echo "SKIPPED: newest-dialect conformance test (python3 not installed)"
-    exit 0
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0 runs=0
+CONFORMANCE_TEST="newest-dialect conformance test"
+# shellcheck source=tests/conformance_common.sh
+. "$(dirname "$0")/conformance_common.sh"
 
 # newest_layout/<side>/<mode>/<step>/<proc> from <side>/<mode>/<step>/rank
 layout() {
